@@ -1,0 +1,60 @@
+# Every Number: every command a reader, an instructor or a maintainer needs. `make help` lists them.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+# BLAS threads change trailing digits; the committed outputs were made with one thread.
+export OPENBLAS_NUM_THREADS := 1
+export PYDEVD_DISABLE_FILE_VALIDATION := 1
+# The notebooks, in the order _toc.yml gives them.
+NOTEBOOKS = $(shell sed -n 's/^ *- *file: *\(book\/[^ ]*\)/\1/p' _toc.yml | while read f; do [ -f "$$f.ipynb" ] && echo "$$f.ipynb"; done)
+STAMP := $(VENV)/.installed
+TORCH_STAMP := $(VENV)/.installed-torch
+TORCH_PIN := torch==2.13.0
+
+.PHONY: help book test test-oracle lab outputs bench clean distclean
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/'
+
+$(BIN)/python:
+	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python >= 3.11 is needed, found " + sys.version'
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): requirements.txt requirements-dev.txt pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -r requirements-dev.txt
+	$(BIN)/python -m pip install -q --no-deps -e .
+	touch $@
+
+$(TORCH_STAMP): $(STAMP)
+	$(BIN)/python -m pip install -q $(TORCH_PIN)
+	touch $@
+
+book: $(STAMP)  ## build the HTML book, every notebook executed, 0 warnings
+	$(BIN)/jupyter-book build -W -n --keep-going .
+	@echo "The book is at $(CURDIR)/_build/html/index.html"
+
+test: $(STAMP)  ## unit tests + every notebook under nbval (NumPy only)
+	$(BIN)/pytest -q --ignore=tests/oracle
+
+test-oracle: $(TORCH_STAMP)  ## PyTorch as an independent oracle; a skip counts as a failure
+	BYHAND_REQUIRE_ORACLE=1 $(BIN)/pytest -q -rs tests/oracle | tee $(VENV)/oracle.log
+	@if grep -Eq '[0-9]+ skipped' $(VENV)/oracle.log; then echo "oracle tests were skipped: that is a failure"; exit 1; fi
+
+lab: $(STAMP)  ## open the book's notebooks in JupyterLab
+	$(BIN)/jupyter lab book/
+
+outputs: $(STAMP)  ## re-execute every notebook in place, to refresh the committed outputs
+	$(BIN)/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.timeout=600 $(NOTEBOOKS)
+
+bench: $(TORCH_STAMP)  ## benchmarks against PyTorch CPU (see benchmarks/README.md)
+	$(BIN)/python benchmarks/bench_models.py
+
+clean:  ## remove the built book and caches (keeps .venv)
+	rm -rf _build .pytest_cache .hypothesis
+	find . -name __pycache__ -not -path './$(VENV)/*' -prune -exec rm -rf {} +
+
+distclean: clean  ## also remove the virtual environment
+	rm -rf $(VENV)

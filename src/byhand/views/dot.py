@@ -1,0 +1,103 @@
+"""The view behind Part I, "Dot products": turn a key toward or away from a query and watch ``q·k``.
+
+``turn(q, k, θ)`` keeps the key's length and sets its angle to the query to θ, inside the plane that ``q``
+and ``k`` span. ``dot_state`` is the widget callback (pure, a few microseconds); ``draw_dot`` draws it.
+Equation: ``q·k = Σ_i q_i k_i = |q| |k| cos θ``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..checks import as_float, check_ndim
+from ..display import DotTerms, dot_terms
+
+
+def plane_basis(q, k) -> tuple[np.ndarray, np.ndarray]:
+    """Orthonormal ``(q_hat, u_hat)`` spanning the plane of ``q`` and ``k`` (Gram–Schmidt: ``u = k − (k·q̂) q̂``)."""
+    q = as_float("q", q)
+    k = as_float("k", k)
+    check_ndim("q", q, (1,))
+    if q.shape != k.shape:
+        raise ValueError(f"q and k must have the same shape, got {q.shape} and {k.shape}")
+    q_norm = np.linalg.norm(q)
+    if q_norm == 0:
+        raise ValueError("q is the zero vector, which has no direction")
+    q_hat = q / q_norm  # (n,)
+    u = k - (k @ q_hat) * q_hat  # (n,) the part of k at right angles to q
+    u_norm = np.linalg.norm(u)
+    if u_norm <= 1e-12 * max(np.linalg.norm(k), 1.0):
+        raise ValueError("k is parallel to q, so the two span no plane to turn in")
+    return q_hat, u / u_norm
+
+
+def turn(q, k, theta_deg: float) -> np.ndarray:
+    """The key with ``|k|`` kept and its angle to ``q`` set to ``theta_deg``: ``|k|(cos θ q̂ + sin θ û)``."""
+    q_hat, u_hat = plane_basis(q, k)
+    theta = np.deg2rad(theta_deg)
+    return np.linalg.norm(k) * (np.cos(theta) * q_hat + np.sin(theta) * u_hat)  # (n,)
+
+
+@dataclass(frozen=True)
+class DotState:
+    """Everything the dot-product view shows for one setting of the controls."""
+
+    theta_deg: float  # angle between q and the turned key, before the nudge
+    j: int  # the entry of k that is nudged, counted from 1 as in the math (k_1 … k_n)
+    delta: float  # the nudge added to k[j]
+    terms: DotTerms  # q·k written out, after the nudge
+    before: float  # q·k before the nudge
+    update: float  # q[j]·delta: what the nudge adds to the sum
+    thetas: np.ndarray  # (181,) angles 0..180 degrees for the cosine curve
+    curve: np.ndarray  # (181,) |q||k| cos θ along those angles
+
+
+def dot_state(q, k, theta_deg: float = 0.0, j: int = 0, delta: float = 0.0) -> DotState:
+    """Turn ``k`` to angle ``theta_deg`` from ``q``, then add ``delta`` to entry ``j``; return the numbers to show.
+
+    ``j`` counts from 1, like the book's ``k_1 … k_n`` and the figure's axis, so ``j = 1`` is ``k[0]``.
+    """
+    q = as_float("q", q)
+    if not 0.0 <= theta_deg <= 180.0:
+        raise ValueError(f"theta_deg must be between 0 and 180 degrees, got {theta_deg}")
+    if not 1 <= j <= q.shape[0]:
+        raise ValueError(f"entry j = {j} is outside 1..{q.shape[0]} (entries count from 1)")
+    k_theta = turn(q, k, theta_deg)  # (n,)
+    before = float(q @ k_theta)
+    k_nudged = k_theta.copy()
+    k_nudged[j - 1] += delta
+    thetas = np.arange(181.0)
+    curve = np.linalg.norm(q) * np.linalg.norm(k_theta) * np.cos(np.deg2rad(thetas))  # (181,)
+    return DotState(theta_deg, j, delta, dot_terms(q, k_nudged), before, float(q[j - 1] * delta), thetas, curve)
+
+
+def draw_dot(fig, state: DotState) -> None:
+    """Left: each product ``q_i k_i`` as a bar and the running total as a line. Right: ``q·k`` against the angle."""
+    t = state.terms
+    ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [2, 1]})
+    i = np.arange(1, len(t.products) + 1)
+    colors = np.where(t.products >= 0, "tab:blue", "tab:red")
+    ax.vlines(i, 0, t.products, colors=colors, lw=3, label=r"term $q_i k_i$")  # one artist: fast to redraw
+    ax.plot(i, t.running, color="black", lw=1.5, label="running total")
+    ax.axhline(0, color="gray", lw=0.6)
+    ax.set_xlabel("entry i")
+    ax.set_ylabel("value")
+    ax.set_title(f"q·k = {t.total:.2f}   (nudge adds q_{state.j}·Δ = {state.update:.2f})", fontsize=9)
+    ax.legend(loc="upper left", fontsize=7, frameon=False)
+    ax2.plot(state.thetas, state.curve, color="tab:gray", lw=1.2)
+    ax2.plot([state.theta_deg], [state.before], "o", color="black")
+    ax2.axhline(0, color="gray", lw=0.6)
+    ax2.axvline(90, color="gray", lw=0.6, ls=":")
+    ax2.set_xlabel("angle θ between q and k (°)")
+    ax2.set_ylabel("q·k before the nudge")
+    ax2.set_xticks([0, 45, 90, 135, 180])
+    fig.subplots_adjust(left=0.08, right=0.98, bottom=0.17, top=0.80, wspace=0.38)
+
+
+def dot_view(q, k):
+    """Return ``draw(fig, setting)`` for the widget and the static slider; ``setting`` has keys theta, j, delta."""
+    def draw(fig, setting: dict) -> None:
+        draw_dot(fig, dot_state(q, k, setting["theta"], setting["j"], setting["delta"]))
+
+    return draw
