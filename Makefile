@@ -13,7 +13,7 @@ STAMP := $(VENV)/.installed
 TORCH_STAMP := $(VENV)/.installed-torch
 TORCH_PIN := torch==2.13.0
 
-.PHONY: help book test test-oracle lab outputs bench clean distclean
+.PHONY: help book test test-oracle lab outputs bench vendor clean distclean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/'
@@ -51,6 +51,9 @@ outputs: $(STAMP)  ## re-execute every notebook in place, to refresh the committ
 
 bench: $(TORCH_STAMP)  ## benchmarks against PyTorch CPU (see benchmarks/README.md)
 	$(BIN)/python benchmarks/bench_models.py
+
+vendor:  ## refresh _vendor/ (MathJax, require.js, the widget manager) from the npm registry
+	tools/vendor.sh
 
 clean:  ## remove the built book and caches (keeps .venv)
 	rm -rf _build .pytest_cache .hypothesis

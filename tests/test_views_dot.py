@@ -1,0 +1,73 @@
+"""Tests for byhand.views.dot: turning a key sets its angle and keeps its length; a nudge adds q_j·Δ."""
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from byhand.views.dot import dot_state, dot_view, plane_basis, turn
+
+
+def vectors(seed, n=16):
+    rng = np.random.default_rng(seed)
+    return rng.normal(size=n), rng.normal(size=n)
+
+
+@given(st.integers(0, 10_000), st.floats(0.0, 180.0))
+def test_turn_sets_the_angle_and_keeps_the_length(seed, theta):
+    q, k = vectors(seed)
+    k_t = turn(q, k, theta)
+    assert np.linalg.norm(k_t) == pytest.approx(np.linalg.norm(k), rel=1e-12)
+    cos = (q @ k_t) / (np.linalg.norm(q) * np.linalg.norm(k_t))
+    assert cos == pytest.approx(np.cos(np.deg2rad(theta)), abs=1e-12)
+
+
+def test_turn_stays_in_the_plane_of_q_and_k():
+    q, k = vectors(1)
+    k_t = turn(q, k, 70.0)
+    coef, *_ = np.linalg.lstsq(np.stack([q, k], axis=1), k_t, rcond=None)
+    np.testing.assert_allclose(np.stack([q, k], axis=1) @ coef, k_t, atol=1e-12)
+
+
+def test_the_right_angle_makes_the_dot_product_zero():
+    q, k = vectors(2)
+    assert q @ turn(q, k, 90.0) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_plane_basis_is_orthonormal_and_rejects_parallel_vectors():
+    q, k = vectors(3)
+    q_hat, u_hat = plane_basis(q, k)
+    assert q_hat @ u_hat == pytest.approx(0.0, abs=1e-14)
+    assert np.linalg.norm(q_hat) == pytest.approx(1.0) and np.linalg.norm(u_hat) == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="parallel"):
+        plane_basis(q, 3 * q)
+    with pytest.raises(ValueError, match="zero vector"):
+        plane_basis(np.zeros(4), np.ones(4))
+
+
+@given(st.integers(0, 10_000), st.floats(0.0, 180.0), st.integers(1, 16), st.floats(-3.0, 3.0))
+def test_a_nudge_of_k_j_changes_the_sum_by_q_j_delta(seed, theta, j, delta):
+    q, k = vectors(seed)
+    s = dot_state(q, k, theta, j, delta)
+    assert s.terms.total - s.before == pytest.approx(q[j - 1] * delta, abs=1e-9)
+    assert s.update == pytest.approx(q[j - 1] * delta)
+    assert s.curve[int(round(theta))] == pytest.approx(
+        np.linalg.norm(q) * np.linalg.norm(k) * np.cos(np.deg2rad(round(theta))), rel=1e-9, abs=1e-9)
+
+
+@pytest.mark.parametrize("kwargs, message", [({"theta_deg": 200.0}, "between 0 and 180"),
+                                             ({"j": 0}, "outside 1..16"), ({"j": 17}, "outside 1..16")])
+def test_dot_state_rejects_bad_controls(kwargs, message):
+    q, k = vectors(4)
+    with pytest.raises(ValueError, match=message):
+        dot_state(q, k, **kwargs)
+
+
+def test_dot_view_draws_two_labelled_panels():
+    q, k = vectors(5)
+    fig = plt.figure()
+    dot_view(q, k)(fig, {"theta": 45.0, "j": 2, "delta": 1.0})
+    left, right = fig.axes
+    assert left.get_xlabel() == "entry i" and "angle" in right.get_xlabel()
+    assert "q·k = " in left.get_title()
+    plt.close(fig)

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Refresh _vendor/: the JavaScript the built pages need, taken from the npm registry and trimmed to what they use,
+# so that a page opened with no network still typesets math and shows the saved widgets. Run by `make vendor`.
+# Versions are pinned here; each package keeps its licence file.
+set -euo pipefail
+MATHJAX=mathjax@3.2.2
+WIDGETS=@jupyter-widgets/html-manager@1.0.6   # the manager for ipywidgets 8 (widget protocol 2)
+REQUIREJS=requirejs@2.3.7
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+npm pack --silent "$MATHJAX" "$WIDGETS" "$REQUIREJS" > /dev/null
+for f in *.tgz; do mkdir -p "${f%.tgz}"; tar xzf "$f" -C "${f%.tgz}"; done
+
+out="$root/_vendor"
+rm -rf "$out"
+mkdir -p "$out/mathjax/input/tex" "$out/mathjax/output/chtml/fonts" "$out/widgets" "$out/requirejs"
+
+mj=mathjax-3.2.2/package
+cp "$mj/LICENSE" "$mj/es5/tex-chtml.js" "$out/mathjax/"
+cp -r "$mj/es5/input/tex/extensions" "$out/mathjax/input/tex/"       # loaded on demand by \require and autoload
+rm "$out/mathjax/input/tex/extensions/all-packages.js"               # every extension in one file: not used
+cp -r "$mj/es5/output/chtml/fonts/woff-v2" "$out/mathjax/output/chtml/fonts/"
+
+hm=jupyter-widgets-html-manager-1.0.6/package
+cp "$hm/LICENSE" "$hm/dist/embed-amd.js" "$hm/dist/embed.js.LICENSE.txt" "$out/widgets/"
+cp "$hm"/dist/[0-9]*.embed.js "$out/widgets/"                       # chunks that embed-amd.js loads lazily
+cp "$hm"/dist/*.woff2 "$out/widgets/"                                # icon fonts; browsers take woff2 first
+
+rj=requirejs-2.3.7/package
+cp "$rj/require.js" "$out/requirejs/"
+sed -n '1,/\*\//p' "$rj/require.js" > "$out/requirejs/LICENSE"       # the licence header of require.js (MIT)
+
+du -sh "$out"
