@@ -13,7 +13,7 @@ STAMP := $(VENV)/.installed
 TORCH_STAMP := $(VENV)/.installed-torch
 TORCH_PIN := torch==2.13.0
 
-.PHONY: help book test test-oracle lab outputs bench vendor clean distclean
+.PHONY: help book test test-oracle check-html lab outputs bench vendor clean distclean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/'
@@ -33,6 +33,7 @@ $(TORCH_STAMP): $(STAMP)
 	touch $@
 
 book: $(STAMP)  ## build the HTML book, every notebook executed, 0 warnings
+	rm -rf _build/html _build/jupyter_execute  # no stale pages from an earlier build
 	$(BIN)/jupyter-book build -W -n --keep-going .
 	@echo "The book is at $(CURDIR)/_build/html/index.html"
 
@@ -42,6 +43,11 @@ test: $(STAMP)  ## unit tests + every notebook under nbval (NumPy only)
 test-oracle: $(TORCH_STAMP)  ## PyTorch as an independent oracle; a skip counts as a failure
 	BYHAND_REQUIRE_ORACLE=1 $(BIN)/pytest -q -rs tests/oracle | tee $(VENV)/oracle.log
 	@if grep -Eq '[0-9]+ skipped' $(VENV)/oracle.log; then echo "oracle tests were skipped: that is a failure"; exit 1; fi
+
+check-html: $(STAMP)  ## open every built page in headless Chromium, offline; screenshots in _build/screenshots/
+	@command -v chromium > /dev/null || { echo "installing Debian's chromium (needs root)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium > /dev/null; }
+	$(BIN)/python tools/check_html.py
 
 lab: $(STAMP)  ## open the book's notebooks in JupyterLab
 	$(BIN)/jupyter lab book/

@@ -28,6 +28,7 @@ hm=jupyter-widgets-html-manager-1.0.6/package
 cp "$hm/LICENSE" "$hm/dist/embed-amd.js" "$hm/dist/embed.js.LICENSE.txt" "$out/widgets/"
 cp "$hm"/dist/[0-9]*.embed.js "$out/widgets/"                       # chunks that embed-amd.js loads lazily
 cp "$hm"/dist/*.woff2 "$out/widgets/"                                # icon fonts; browsers take woff2 first
+cp "$root/tools/widgets-setup.js" "$out/widgets/setup.js"            # ours: module path and MathJax 3 shim
 
 rj=requirejs-2.3.7/package
 cp "$rj/require.js" "$out/requirejs/"
