@@ -11,7 +11,12 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 NOTEBOOKS = $(shell sed -n 's/^ *- *file: *\(book\/[^ ]*\)/\1/p' _toc.yml | while read f; do [ -f "$$f.ipynb" ] && echo "$$f.ipynb"; done)
 STAMP := $(VENV)/.installed
 TORCH_STAMP := $(VENV)/.installed-torch
-TORCH_PIN := torch==2.13.0
+# The oracle's PyTorch: a CPU build. Elsewhere than this project's machines, pass the CPU index, e.g.
+# make test-oracle TORCH_PIN="torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu"
+TORCH_PIN ?= torch==2.13.0
+# The browser that `make check-html` drives; Debian's chromium by default
+CHROMIUM ?= /usr/bin/chromium
+export CHROMIUM
 
 .PHONY: help book test test-oracle check-html lab outputs bench vendor clean distclean
 
@@ -45,7 +50,7 @@ test-oracle: $(TORCH_STAMP)  ## PyTorch as an independent oracle; a skip counts 
 	@if grep -Eq '[0-9]+ skipped' $(VENV)/oracle.log; then echo "oracle tests were skipped: that is a failure"; exit 1; fi
 
 check-html: $(STAMP)  ## open every built page in headless Chromium, offline; screenshots in _build/screenshots/
-	@command -v chromium > /dev/null || { echo "installing Debian's chromium (needs root)"; \
+	@test -x "$(CHROMIUM)" || { echo "installing Debian's chromium (needs root)"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium > /dev/null; }
 	$(BIN)/python tools/check_html.py
 
