@@ -83,3 +83,10 @@ def test_table_checks_row_width():
     assert t._repr_markdown_().splitlines() == ["| a | b |", "|---|---|", "| 1 | 2 |", "| 3 | 4 |"]
     with pytest.raises(ValueError, match="row 1 has 1 cells, expected 2"):
         table(["a", "b"], [[1, 2], [3]])
+
+
+def test_matrix_tex_writes_masked_scores_as_minus_infinity_and_refuses_nan():
+    tex = repr(matrix_tex(np.array([[0.5, -np.inf], [0.25, 1.0]]), name="S", digits=2))
+    assert r"0.50 & -\infty \\ 0.25 & 1.00" in tex
+    with pytest.raises(ValueError, match="S contains NaN"):
+        matrix_tex(np.array([1.0, np.nan]), name="S")

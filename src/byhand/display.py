@@ -14,9 +14,11 @@ from .checks import as_float, check_ndim
 
 
 def fmt(x: float, digits: int = 3) -> str:
-    """Format one number for TeX: fixed ``digits`` decimals, ``-0`` shown as ``0``, a true minus sign."""
+    """Format one number for TeX: fixed ``digits`` decimals, ``-0`` shown as ``0``, infinities as ``\\pm\\infty``."""
     if digits < 0 or digits > 5:
         raise ValueError(f"digits must be between 0 and 5 (the book prints at most 5 decimals), got {digits}")
+    if np.isinf(x):  # a masked attention score is -inf before the softmax
+        return r"-\infty" if x < 0 else r"\infty"
     s = f"{float(x):.{digits}f}"
     if float(s) == 0.0:  # -0.000 reads as a sign error
         s = s.lstrip("-")
@@ -46,8 +48,11 @@ def matrix_tex(A, name: str | None = None, digits: int = 3, max_rows: int = 12, 
     """Write a vector or matrix as a TeX ``bmatrix`` with its shape underneath, e.g. ``Q = [..]`` with (5 × 8).
 
     Rows or columns beyond ``max_rows``/``max_cols`` are elided with dots, keeping the first and last ones.
+    Entries of ±inf (masked scores) are written as ``±\\infty``; NaN is refused.
     """
-    A = as_float(name or "A", A)
+    A = np.asarray(A, dtype=np.float64)
+    if np.any(np.isnan(A)):
+        raise ValueError(f"{name or 'A'} contains NaN")
     check_ndim(name or "A", A, (1, 2))
     M = A[None, :] if A.ndim == 1 else A  # a vector is shown as one row
 

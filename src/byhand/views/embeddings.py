@@ -1,0 +1,83 @@
+"""The view behind Part II, "Embeddings and positions": nudge one entry of a token's embedding, watch attention move.
+
+``nudge_trace`` reruns the toy forward with one parameter entry changed by Δ (a pure function: the
+parameters passed in are not modified). ``embed_state`` uses it on E[token, j] and returns the attention
+row of one query position in both heads, before and after. One forward of the toy takes about 2 ms.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..gpt import GPTConfig, gpt_forward
+from ..toy_gpt import TOY_CONFIG, VOCAB, toy_batch
+
+
+def nudge_trace(params: dict, name: str, index: tuple, delta: float, ids=None, config: GPTConfig = TOY_CONFIG) -> dict:
+    """The forward trace with ``params[name][index] += delta`` (on a copy); ids default to the toy sentence."""
+    if name not in params:
+        raise ValueError(f"unknown parameter {name!r}")
+    nudged = dict(params)
+    nudged[name] = np.array(params[name], dtype=np.float64)  # a copy: the caller's array stays untouched
+    try:
+        nudged[name][index] += delta
+    except IndexError as err:
+        raise ValueError(f"index {index} is outside {name} of shape {nudged[name].shape}") from err
+    ids = toy_batch()[0] if ids is None else ids
+    return gpt_forward(nudged, ids, config)[1]["trace"]
+
+
+@dataclass(frozen=True)
+class EmbedState:
+    """Attention rows of query ``t`` before and after E[token, j] += delta."""
+
+    token: str  # the token whose embedding row is nudged
+    j: int  # the nudged entry, counted from 0 as in Part II (0..d_model-1)
+    delta: float  # the nudge
+    t: int  # the query position whose attention rows are shown (0-based, as in the table of tokens)
+    before: np.ndarray  # (h, T) attention rows of query t before the nudge
+    after: np.ndarray  # (h, T) after
+    x0_change: np.ndarray  # (T, d_model) change of x0 = E[ids] + P: nonzero only where the token sits
+
+
+def embed_state(params: dict, token: str = "like", j: int = 0, delta: float = 0.0, t: int = 4) -> EmbedState:
+    """Nudge E[token, j] by ``delta`` and rerun the toy; return the attention rows of query ``t``."""
+    if token not in VOCAB:
+        raise ValueError(f"unknown token {token!r}")
+    d_model = np.shape(params["E"])[1]
+    if not 0 <= j < d_model:
+        raise ValueError(f"entry j = {j} is outside 0..{d_model - 1} (entries count from 0)")
+    ids = toy_batch()[0]
+    if not 0 <= t < len(ids):
+        raise ValueError(f"query position t = {t} is outside 0..{len(ids) - 1}")
+    base = nudge_trace(params, "E", (VOCAB.index(token), j), 0.0)
+    new = nudge_trace(params, "E", (VOCAB.index(token), j), delta)
+    P0, P1 = base["block0.attn.P"], new["block0.attn.P"]  # (h, T, T)
+    return EmbedState(token, j, delta, t, P0[:, t, :], P1[:, t, :], new["x0"] - base["x0"])
+
+
+def draw_embed(fig, state: EmbedState) -> None:
+    """One panel per head: the attention row of query t, before (gray outline) and after the nudge (colour)."""
+    h, T = state.after.shape
+    labels = [VOCAB[i] for i in toy_batch()[0]]
+    axes = fig.subplots(1, h, sharey=True)
+    for k, ax in enumerate(np.atleast_1d(axes)):
+        x = np.arange(T)
+        ax.bar(x, state.after[k], color="tab:blue", width=0.6, label="after")
+        ax.bar(x, state.before[k], fill=False, edgecolor="black", width=0.6, lw=1.0, label="before")
+        ax.set_xticks(x, labels, fontsize=7, rotation=20)
+        ax.set_ylim(0, 1)
+        ax.set_xlabel("key position (token)")
+        ax.set_title(f"head {k + 1}: query {state.t} ({labels[state.t]})", fontsize=9)
+    np.atleast_1d(axes)[0].set_ylabel("attention weight")
+    np.atleast_1d(axes)[0].legend(fontsize=7, frameon=False, loc="upper left")
+    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.24, top=0.80, wspace=0.12)
+
+
+def embed_view(params: dict, token: str = "like", t: int = 4):
+    """``draw(fig, setting)``; setting has keys "j" (entry, from 0) and "delta"; ``token`` and ``t`` are fixed."""
+    def draw(fig, setting: dict) -> None:
+        draw_embed(fig, embed_state(params, token, setting["j"], setting["delta"], t))
+
+    return draw

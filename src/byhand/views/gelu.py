@@ -1,0 +1,72 @@
+"""The view behind Part II, "Feed-forward with GELU": the tanh form against the exact erf form.
+
+GELU(x) = x Phi(x) = 0.5 x (1 + erf(x / sqrt 2)); GPT-2 uses 0.5 x (1 + tanh(sqrt(2/pi)(x + 0.044715 x^3))).
+``gelu_state(x)`` evaluates both forms (with ``byhand.activations``) at one point and along a grid, with
+their difference; ``draw_gelu`` plots the curves and the difference, marking the toy's pre-activations.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..activations import gelu_forward
+from ..checks import as_float
+
+
+@dataclass(frozen=True)
+class GeluState:
+    """Both GELU forms at one input x and along a grid."""
+
+    x: float  # the marked input
+    tanh_at: float  # GELU_tanh(x)
+    erf_at: float  # GELU_erf(x)
+    grid: np.ndarray  # (n,) inputs of the curves
+    tanh: np.ndarray  # (n,) GELU_tanh on the grid
+    erf: np.ndarray  # (n,) GELU_erf on the grid
+    samples: np.ndarray  # (m,) inputs to mark along the axis (the toy's pre-activations), may be empty
+
+
+def gelu_state(x: float = 0.0, samples=(), lo: float = -5.0, hi: float = 5.0, n: int = 161) -> GeluState:
+    """Evaluate GELU in both forms at ``x`` and on ``n`` points of [lo, hi]."""
+    x = float(as_float("x", x))
+    if not lo <= x <= hi:
+        raise ValueError(f"x = {x} is outside the plotted range [{lo}, {hi}]")
+    grid = np.linspace(lo, hi, n)  # (n,)
+    both = np.append(grid, x)  # (n + 1,) the curve and the marked point in one call each
+    tanh, _ = gelu_forward(both, approximate="tanh")
+    erf, _ = gelu_forward(both, approximate="erf")
+    return GeluState(x, float(tanh[-1]), float(erf[-1]), grid, tanh[:-1], erf[:-1],
+                     np.asarray(samples, dtype=np.float64).ravel())
+
+
+def draw_gelu(fig, state: GeluState) -> None:
+    """Left: both curves with the point x marked and ReLU for reference. Right: tanh form minus erf form."""
+    ax, ax2 = fig.subplots(1, 2)
+    ax.plot(state.grid, np.maximum(state.grid, 0), color="lightgray", lw=1, label="ReLU")
+    ax.plot(state.grid, state.erf, color="tab:blue", lw=2.5, label="GELU, erf (exact)")
+    ax.plot(state.grid, state.tanh, color="tab:orange", lw=1.2, ls="--", label="GELU, tanh (GPT-2)")
+    ax.plot([state.x], [state.tanh_at], "o", color="black", ms=4)
+    if state.samples.size:
+        ax.plot(state.samples, np.full(state.samples.shape, -0.4), "|", color="tab:green",
+                ms=6, alpha=0.6, label="toy's pre-activations")
+    ax.set_xlabel("input x")
+    ax.set_ylabel("GELU(x)")
+    ax.set_title(f"x = {state.x:.2f}: GELU = {state.tanh_at:.4f}", fontsize=9)
+    ax.legend(fontsize=7, frameon=False, loc="upper left")
+    diff = state.tanh - state.erf
+    ax2.plot(state.grid, diff * 1e4, color="tab:red", lw=1.2)
+    ax2.plot([state.x], [(state.tanh_at - state.erf_at) * 1e4], "o", color="black", ms=4)
+    ax2.axhline(0, color="gray", lw=0.6)
+    ax2.set_xlabel("input x")
+    ax2.set_ylabel("tanh form − erf form (× 10⁻⁴)")
+    ax2.set_title(f"difference at x: {(state.tanh_at - state.erf_at) * 1e4:+.3f} × 10⁻⁴", fontsize=9)
+    fig.subplots_adjust(left=0.08, right=0.98, bottom=0.17, top=0.85, wspace=0.35)
+
+
+def gelu_view(samples=()):
+    """``draw(fig, setting)``; setting has key "x"."""
+    def draw(fig, setting: dict) -> None:
+        draw_gelu(fig, gelu_state(setting["x"], samples))
+
+    return draw

@@ -1,0 +1,70 @@
+"""The view behind Part II, "Multi-head and output projection": each head's share of the output row.
+
+Concatenating the heads and multiplying by W_o is the same as giving each head its own block of rows
+of W_o and adding the results:
+
+    out_t = [o_t^(1), o_t^(2)] W_o + b_o = o_t^(1) W_o[0:d_k] + o_t^(2) W_o[d_k:2 d_k] + b_o.
+
+``head_state`` scales head 2's share by α (α = 1: the model; α = 0: head 2 switched off) and returns
+each term; ``draw_heads`` stacks them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..checks import as_float, check_ndim
+
+
+@dataclass(frozen=True)
+class HeadState:
+    """The output row of position t as a sum of per-head terms, head 2 scaled by alpha."""
+
+    t: int  # position
+    alpha: float  # the weight of the last head's term (1 = the model)
+    terms: np.ndarray  # (h, d_model) head k's term o_t^(k) W_o[k d_k:(k+1) d_k], the last one times alpha
+    b_o: np.ndarray  # (d_model,) the output bias
+    out: np.ndarray  # (d_model,) sum of the terms plus b_o
+
+
+def head_state(O_heads, W_o, b_o, t: int = 4, alpha: float = 1.0) -> HeadState:
+    """Split out_t = merge(O_heads)[t] W_o + b_o into per-head terms; O_heads (h, T, d_k), W_o (h d_k, d_model)."""
+    O_heads, W_o, b_o = as_float("O_heads", O_heads), as_float("W_o", W_o), as_float("b_o", b_o)
+    check_ndim("O_heads", O_heads, (3,))
+    h, T, d_k = O_heads.shape
+    if W_o.shape[0] != h * d_k or b_o.shape != (W_o.shape[1],):
+        raise ValueError(f"W_o must have {h * d_k} rows and b_o {W_o.shape[1]} entries, got {W_o.shape}, {b_o.shape}")
+    if not 0 <= t < T:
+        raise ValueError(f"position t = {t} is outside 0..{T - 1}")
+    blocks = W_o.reshape(h, d_k, -1)  # (h, d_k, d_model): head k's rows of W_o
+    terms = np.einsum("hk,hkd->hd", O_heads[:, t, :], blocks)  # (h, d_model)
+    terms[-1] *= alpha
+    return HeadState(t, float(alpha), terms, b_o, terms.sum(0) + b_o)
+
+
+def draw_heads(fig, state: HeadState) -> None:
+    """Each head's term as side-by-side bars for the 16 output entries, and their sum with b_o as a line."""
+    ax = fig.subplots()
+    h, d = state.terms.shape
+    i = np.arange(1, d + 1)
+    w = 0.8 / h
+    for k in range(h):
+        label = f"head {k + 1}" + (f" × α = {state.alpha:.2f}" if k == h - 1 else "")
+        ax.bar(i + (k - (h - 1) / 2) * w, state.terms[k], width=w, label=label)
+    ax.plot(i, state.out, "o-", color="black", ms=3, lw=1, label="out = sum + b_o")
+    ax.axhline(0, color="gray", lw=0.6)
+    ax.set_xticks(i)
+    ax.set_xlabel("entry of the output row (d_model)")
+    ax.set_ylabel("value")
+    ax.set_title(f"output row of position {state.t}, head {h} weighted by α = {state.alpha:.2f}", fontsize=9)
+    ax.legend(fontsize=7, frameon=False, ncol=3, loc="lower left")
+    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.17, top=0.85)
+
+
+def heads_view(O_heads, W_o, b_o, t: int = 4):
+    """``draw(fig, setting)``; setting has key "alpha"."""
+    def draw(fig, setting: dict) -> None:
+        draw_heads(fig, head_state(O_heads, W_o, b_o, t, setting["alpha"]))
+
+    return draw

@@ -1,0 +1,72 @@
+"""The view behind Part II, "Queries, keys and values": nudge one input entry, watch a query row move.
+
+A query row is q_t = x_t W_q + b_q with x_t the layer-normed row of token t (16 entries). Adding Δ to
+x_t[j] adds Δ times row j of W_q to q_t, exactly, because the map is linear:  q_t' - q_t = Δ W_q[j, :].
+``qkv_state`` computes both sides of that equation; ``draw_qkv`` shows q_t split into its two heads.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..checks import as_float, check_ndim
+
+
+@dataclass(frozen=True)
+class QKVState:
+    """A query row before and after x_t[j] += delta."""
+
+    t: int  # the token position (0-based)
+    j: int  # the nudged input entry, counted from 0 as in Part II
+    delta: float  # the nudge
+    before: np.ndarray  # (d_model,) q_t
+    after: np.ndarray  # (d_model,) q_t after the nudge, recomputed from the nudged x
+    predicted: np.ndarray  # (d_model,) delta * W_q[j]: the change the linear map predicts
+    n_heads: int  # heads, to split the row into blocks of d_k
+
+
+def qkv_state(x, W_q, b_q, n_heads: int, t: int = 0, j: int = 0, delta: float = 0.0) -> QKVState:
+    """q_t = x[t] W_q + b_q before and after x[t, j] += delta; x (T, d_model), W_q (d_model, d_model)."""
+    x, W_q, b_q = as_float("x", x), as_float("W_q", W_q), as_float("b_q", b_q)
+    check_ndim("x", x, (2,))
+    T, d_model = x.shape
+    if W_q.shape != (d_model, d_model) or b_q.shape != (d_model,):
+        raise ValueError(f"W_q must be ({d_model}, {d_model}) and b_q ({d_model},), got {W_q.shape}, {b_q.shape}")
+    if not 0 <= t < T:
+        raise ValueError(f"position t = {t} is outside 0..{T - 1}")
+    if not 0 <= j < d_model:
+        raise ValueError(f"entry j = {j} is outside 0..{d_model - 1} (entries count from 0)")
+    row = x[t].copy()  # (d_model,)
+    before = row @ W_q + b_q  # (d_model,)
+    row[j] += delta
+    after = row @ W_q + b_q  # (d_model,)
+    return QKVState(t, j, delta, before, after, delta * W_q[j], n_heads)
+
+
+def draw_qkv(fig, state: QKVState) -> None:
+    """The query row as bars (after, in colour; before, outlined), a line between the heads."""
+    ax = fig.subplots()
+    d = state.after.shape[0]
+    i = np.arange(d)
+    colors = np.where(i < d // state.n_heads, "tab:blue", "tab:orange")
+    ax.bar(i, state.after, color=colors, width=0.7)
+    ax.bar(i, state.before, fill=False, edgecolor="black", width=0.7, lw=0.8)
+    for k in range(1, state.n_heads):
+        ax.axvline(k * d // state.n_heads - 0.5, color="gray", ls=":", lw=1)
+    ax.axhline(0, color="gray", lw=0.6)
+    ax.set_xticks(i)
+    ax.set_xlabel("entry of q (0–7 head 1, blue; 8–15 head 2, orange)")
+    ax.set_ylabel("value")
+    change = np.abs(state.after - state.before).max()
+    ax.set_title(f"q_{state.t} after x_{state.t}[{state.j}] += {state.delta:.2f} "
+                 f"(outline: before; largest change {change:.3f})", fontsize=9)
+    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.17, top=0.85)
+
+
+def qkv_view(x, W_q, b_q, n_heads: int, t: int = 0):
+    """``draw(fig, setting)``; setting has keys "j" (entry, from 0) and "delta"."""
+    def draw(fig, setting: dict) -> None:
+        draw_qkv(fig, qkv_state(x, W_q, b_q, n_heads, t, setting["j"], setting["delta"]))
+
+    return draw

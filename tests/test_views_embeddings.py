@@ -1,0 +1,70 @@
+"""Tests for byhand.views.embeddings: a nudged embedding moves attention rows and nothing is mutated."""
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from byhand.attention import causal_mask
+from byhand.layernorm import layernorm_forward
+from byhand.softmax import softmax_forward
+from byhand.toy_gpt import VOCAB, toy_batch, toy_params
+from byhand.views.embeddings import embed_state, embed_view, nudge_trace
+
+PARAMS = toy_params()
+
+
+def attention_rows(E_row_delta, token, j):
+    """Independent forward up to the attention weights (LN1, projections, scores, masked softmax)."""
+    p = PARAMS
+    ids, _ = toy_batch()
+    E = p["E"].copy()
+    E[VOCAB.index(token), j] += E_row_delta
+    x = E[ids] + p["P"][: len(ids)]  # (T, 16)
+    ln, _ = layernorm_forward(x, p["block0.ln1.gamma"], p["block0.ln1.beta"])
+    Q = (ln @ p["block0.attn.W_q"] + p["block0.attn.b_q"]).reshape(5, 2, 8).transpose(1, 0, 2)
+    K = (ln @ p["block0.attn.W_k"] + p["block0.attn.b_k"]).reshape(5, 2, 8).transpose(1, 0, 2)
+    S = Q @ K.transpose(0, 2, 1) / np.sqrt(8)
+    P, _ = softmax_forward(S, mask=causal_mask(5))
+    return P  # (2, 5, 5)
+
+
+@pytest.mark.parametrize("token, j, delta, t", [("like", 0, 0.0, 4), ("like", 3, 1.5, 4), ("I", 15, -2.0, 2)])
+def test_embed_state_matches_an_independent_forward(token, j, delta, t):
+    s = embed_state(PARAMS, token, j, delta, t)
+    np.testing.assert_allclose(s.before, attention_rows(0.0, token, j)[:, t], atol=1e-12)
+    np.testing.assert_allclose(s.after, attention_rows(delta, token, j)[:, t], atol=1e-12)
+    np.testing.assert_allclose(s.after.sum(-1), 1.0)
+
+
+def test_the_nudge_reaches_x0_only_where_the_token_sits_and_params_stay_untouched():
+    E = PARAMS["E"].copy()
+    s = embed_state(PARAMS, "like", 2, 0.7, 4)
+    where = np.flatnonzero(np.abs(s.x0_change).max(-1) > 0)
+    assert where.tolist() == [2]  # "like" is token 2 of <bos> I like transformers <eos>
+    assert s.x0_change[2, 2] == pytest.approx(0.7)
+    assert np.array_equal(PARAMS["E"], E)
+
+
+def test_a_query_before_the_token_does_not_see_the_nudge():
+    s = embed_state(PARAMS, "transformers", 1, 3.0, 2)  # "transformers" sits at 3, after query 2
+    np.testing.assert_array_equal(s.before, s.after)
+
+
+@pytest.mark.parametrize("kwargs, message", [({"token": "dog"}, "unknown token"), ({"j": 16}, "outside 0..15"),
+                                             ({"t": 5}, "outside 0..4")])
+def test_embed_state_rejects_bad_controls(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        embed_state(PARAMS, **kwargs)
+
+
+def test_nudge_trace_rejects_unknown_names_and_indices():
+    with pytest.raises(ValueError, match="unknown parameter"):
+        nudge_trace(PARAMS, "W_x", (0,), 1.0)
+    with pytest.raises(ValueError, match="outside"):
+        nudge_trace(PARAMS, "E", (10, 0), 1.0)
+
+
+def test_embed_view_draws_one_panel_per_head():
+    fig = plt.figure()
+    embed_view(PARAMS)(fig, {"j": 0, "delta": 1.0})
+    assert len(fig.axes) == 2 and "head 2" in fig.axes[1].get_title()
+    plt.close(fig)

@@ -1,0 +1,38 @@
+"""Tests for byhand.views.heads: per-head terms add up to merge(O) W_o + b_o."""
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from byhand.mha import merge_heads
+from byhand.views.heads import head_state, heads_view
+
+rng = np.random.default_rng(2)
+O, W_o, b_o = rng.normal(size=(2, 5, 8)), rng.normal(size=(16, 16)), rng.normal(size=16)
+
+
+@pytest.mark.parametrize("t", range(5))
+def test_alpha_one_is_concat_times_W_o(t):
+    s = head_state(O, W_o, b_o, t, 1.0)
+    np.testing.assert_allclose(s.out, merge_heads(O)[t] @ W_o + b_o)
+    np.testing.assert_allclose(s.terms[1], O[1, t] @ W_o[8:])
+
+
+def test_alpha_zero_switches_the_last_head_off():
+    s = head_state(O, W_o, b_o, 3, 0.0)
+    np.testing.assert_allclose(s.out, O[0, 3] @ W_o[:8] + b_o)
+    s2 = head_state(O, W_o, b_o, 3, 0.5)
+    np.testing.assert_allclose(s2.terms[1], 0.5 * O[1, 3] @ W_o[8:])
+
+
+def test_head_state_rejects_bad_input():
+    with pytest.raises(ValueError, match="outside 0..4"):
+        head_state(O, W_o, b_o, 5)
+    with pytest.raises(ValueError, match="W_o must have 16 rows"):
+        head_state(O, W_o[:8], b_o)
+
+
+def test_heads_view_draws_a_labelled_panel():
+    fig = plt.figure()
+    heads_view(O, W_o, b_o)(fig, {"alpha": 0.0})
+    assert "α = 0.00" in fig.axes[0].get_title()
+    plt.close(fig)
