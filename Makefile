@@ -33,8 +33,9 @@ $(STAMP): requirements.txt requirements-dev.txt pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q --no-deps -e .
 	touch $@
 
-$(TORCH_STAMP): $(STAMP)
-	$(BIN)/python -m pip install -q $(TORCH_PIN)
+$(TORCH_STAMP): $(STAMP) requirements-oracle.txt
+	$(BIN)/python -m pip install -q $(TORCH_PIN)  # first, so that the CPU build is the one that satisfies the pin
+	$(BIN)/python -m pip install -q -r requirements-oracle.txt
 	touch $@
 
 book: $(STAMP)  ## build the HTML book, every notebook executed, 0 warnings
@@ -45,7 +46,7 @@ book: $(STAMP)  ## build the HTML book, every notebook executed, 0 warnings
 test: $(STAMP)  ## unit tests + every notebook under nbval (NumPy only)
 	$(BIN)/pytest -q --ignore=tests/oracle
 
-test-oracle: $(TORCH_STAMP)  ## PyTorch as an independent oracle; a skip counts as a failure
+test-oracle: $(TORCH_STAMP)  ## PyTorch and transformers as independent oracles; a skip counts as a failure
 	BYHAND_REQUIRE_ORACLE=1 $(BIN)/pytest -q -rs tests/oracle | tee $(VENV)/oracle.log
 	@if grep -Eq '[0-9]+ skipped' $(VENV)/oracle.log; then echo "oracle tests were skipped: that is a failure"; exit 1; fi
 

@@ -1,0 +1,227 @@
+"""Seed 003's numbers for any ``byhand`` GPT: the final-position guess, one head's query-key sum, and learning.
+
+Taught in Part IV, appendix "Same code, real GPT-2". The figures of the book's opening (P(Mary), the running
+total of head 9.9's query-key product, why scores are divided by sqrt(d_k), the probability of a whole sentence,
+one SGD step at lr 2e-5 and ten of them) come from GPT-2 small. ``seed003_numbers`` recomputes all of them for
+any model ``byhand.gpt`` runs: GPT-2 loaded by ``byhand.gpt2``, the book's own small model, or a random one.
+
+For a prompt x_0 .. x_{T-1} (x_0 is the start token, if the tokenizer adds one) and its answer a:
+
+    p       = softmax(z),  z = logits at position T-1             (V,)   loss = -log p_a,  dloss/dz = p - y
+    q, k    = head (l, j)'s query at T-1 and key at a's first mention   (d_k,)
+    s_raw   = q . K_t for every position t;  s = s_raw / sqrt(d_k)  (T,)   shares = softmax(s_raw), softmax(s)
+    P(text) = prod_t p(x_t | x_<t) over prompt + answer,   -log P(text) = sum_t -log p(x_t | x_<t)
+    theta  <- theta - lr * dloss/dtheta   (plain SGD on the final-position loss), repeated ``steps`` times
+
+The tokenizer is anything with ``encode(text) -> ids`` and ``decode(ids) -> str`` (``byhand.gpt2.HFTokenizer``,
+``byhand.ioi.Vocab``). The answer's id is the one token that ``encode(prompt + answer)`` adds to ``encode(prompt)``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from byhand.gpt import GPTConfig, gpt_forward, gpt_loss_and_grads
+from byhand.ioi import EXAMPLE
+from byhand.loss import cross_entropy_forward
+from byhand.softmax import log_softmax_forward, softmax_forward
+
+
+@dataclass(frozen=True)
+class FinalPosition:
+    """What the model predicts after the prompt, and the slope of the loss there."""
+
+    tokens: tuple[str, ...]  # the prompt's tokens, decoded one by one (T,)
+    answer: str  # the correct next token, decoded
+    answer_id: int  # its id a
+    logits: np.ndarray  # (V,) scores z at the final position
+    probs: np.ndarray  # (V,) p = softmax(z)
+    top_ids: np.ndarray  # (k,) ids of the k most likely next tokens, most likely first
+    top_words: tuple[str, ...]  # (k,) those tokens, decoded
+    p_answer: float  # p_a
+    loss: float  # -log p_a
+    dlogits: np.ndarray  # (V,) dloss/dz = p - y
+    dh: np.ndarray  # (d_model,) dloss/dh for the final vector h (ln_f's output): W_head (p - y)
+
+
+@dataclass(frozen=True)
+class HeadScores:
+    """One head's query at the final position against every key, before and after the sqrt(d_k) scaling."""
+
+    layer: int  # l, counted from 0
+    head: int  # j, counted from 0
+    key_pos: int  # position of the answer's first mention (the key under the microscope)
+    q: np.ndarray  # (d_k,) query at the final position, bias included
+    k: np.ndarray  # (d_k,) key at key_pos
+    running: np.ndarray  # (d_k,) running total of q_i k_i; its last entry is q . k
+    raw: np.ndarray  # (T,) q . K_t for every position t
+    scaled: np.ndarray  # (T,) raw / sqrt(d_k): the scores attention uses
+    share_raw: np.ndarray  # (T,) softmax(raw): what attention would be without the scaling
+    share_scaled: np.ndarray  # (T,) softmax(scaled): the head's real attention row
+
+
+@dataclass(frozen=True)
+class SentenceProb:
+    """The probability of prompt + answer, one next-token probability at a time."""
+
+    words: tuple[str, ...]  # (n,) the predicted tokens x_1 .. x_T, decoded
+    probs: np.ndarray  # (n,) p(x_t | x_<t)
+    costs: np.ndarray  # (n,) -log p(x_t | x_<t)
+    total_cost: float  # sum of the costs = -log P(text)
+    product: float  # P(text) = product of probs
+
+
+@dataclass(frozen=True)
+class SGDRun:
+    """Plain SGD on the final-position loss: where loss and P(answer) go, step by step."""
+
+    lr: float  # learning rate eta
+    loss: np.ndarray  # (steps + 1,) loss before any step, then after each step
+    p_answer: np.ndarray  # (steps + 1,) P(answer) at the same moments
+    p_top: np.ndarray  # (steps + 1, k) P of each of FinalPosition.top_ids at the same moments
+    line_scales: np.ndarray  # (m,) multipliers s of the first step: theta - s * lr * g
+    line_loss: np.ndarray  # (m,) loss at theta - s * lr * g (s = 1 is the first step)
+
+
+@dataclass(frozen=True)
+class Seed003:
+    """Every number of seed 003 for one model, prompt and answer."""
+
+    final: FinalPosition
+    head: HeadScores
+    sentence: SentenceProb
+    sgd: SGDRun
+
+
+def answer_ids(tokenizer, prompt: str, answer: str) -> tuple[np.ndarray, int]:
+    """(prompt ids (T,), answer id): the answer must add exactly one token after the prompt's own tokens."""
+    ids = np.asarray(tokenizer.encode(prompt), dtype=np.int64)  # (T,)
+    full = np.asarray(tokenizer.encode(prompt + answer), dtype=np.int64)  # (T + 1,)
+    if ids.ndim != 1 or ids.size == 0:
+        raise ValueError(f"the prompt {prompt!r} encodes to no tokens")
+    if full.size != ids.size + 1 or not np.array_equal(full[:-1], ids):
+        raise ValueError(f"answer {answer!r} must add exactly one token to the prompt's tokens; "
+                         f"it adds {full.size - ids.size}")
+    return ids, int(full[-1])
+
+
+def _final_and_head(trace, ids, a, tokenizer, config, layer, head, key_pos, top_k):
+    """The FinalPosition and HeadScores of one traced forward on the prompt (batch of one)."""
+    decode = tokenizer.decode
+    p = trace["p"][0, -1]  # (V,)
+    top = np.argsort(-p, kind="stable")[:top_k]  # (k,)
+    final = FinalPosition(tokens=tuple(decode([i]) for i in ids), answer=decode([a]), answer_id=a,
+                          logits=trace["logits"][0, -1], probs=p, top_ids=top,
+                          top_words=tuple(decode([i]) for i in top), p_answer=float(p[a]),
+                          loss=float(-np.log(p[a])), dlogits=trace["dlogits"][0, -1], dh=trace["dln_f"][0, -1])
+    if key_pos is None:
+        mentions = np.flatnonzero(ids == a)
+        if mentions.size == 0:
+            raise ValueError(f"the answer {final.answer!r} does not occur in the prompt: pass key_pos")
+        key_pos = int(mentions[0])
+    if layer is None:  # the head that attends most from the final position to the answer's mention
+        P_key = np.stack([trace[f"block{i}.attn.P"][0, :, -1, key_pos] for i in range(config.n_layers)])  # (L, h)
+        layer, head = (int(x) for x in np.unravel_index(np.argmax(P_key), P_key.shape))
+    if not (0 <= layer < config.n_layers and 0 <= head < config.n_heads and 0 <= key_pos < ids.size):
+        raise ValueError(f"layer {layer}, head {head} or key_pos {key_pos} is outside the model or the prompt")
+    Q = trace[f"block{layer}.attn.Q"][0, head]  # (T, d_k)
+    K = trace[f"block{layer}.attn.K"][0, head]  # (T, d_k)
+    q, k = Q[-1], K[key_pos]  # (d_k,), (d_k,)
+    raw = K @ q  # (T,) unscaled scores of the final query against every key
+    scaled = raw / np.sqrt(q.shape[-1])  # (T,)
+    head_scores = HeadScores(layer=layer, head=head, key_pos=key_pos, q=q, k=k, running=np.cumsum(q * k),
+                             raw=raw, scaled=scaled, share_raw=softmax_forward(raw)[0],
+                             share_scaled=softmax_forward(scaled)[0])
+    return final, head_scores
+
+
+def _loss(params, batch, config) -> float:
+    """The final-position loss alone (forward only), for points along the first step's line."""
+    logits, _ = gpt_forward(params, batch[0], config)  # (1, T, V)
+    return float(cross_entropy_forward(logits, batch[1])[0])
+
+
+def _sentence(params, config, full, decode) -> SentenceProb:
+    """Next-token probabilities of every token after the first in ``full`` (T + 1,)."""
+    logits, _ = gpt_forward(params, full[None, :-1], config)  # (1, T, V): position t predicts x_{t+1}
+    logp, _ = log_softmax_forward(logits[0])  # (T, V)
+    lp = logp[np.arange(full.size - 1), full[1:]]  # (T,) log p(x_{t+1} | x_<=t)
+    total = float(-np.sum(lp, dtype=np.float64))  # summed in float64: in float32 the product can underflow
+    return SentenceProb(words=tuple(decode([i]) for i in full[1:]), probs=np.exp(lp), costs=-lp,
+                        total_cost=total, product=float(np.exp(-total)))
+
+
+def seed003_numbers(params: dict, config: GPTConfig, tokenizer, prompt: str = EXAMPLE, answer: str = " Mary",
+                    layer: int | None = None, head: int | None = None, key_pos: int | None = None,
+                    lr: float = 2e-5, steps: int = 10, top_k: int = 5, line_scales=()) -> Seed003:
+    """Seed 003's computations for ``prompt`` -> ``answer`` on any byhand GPT; ``params`` are not modified.
+
+    layer/head pick the attention head (GPT-2 small: 9, 9); None picks the head whose final query attends most
+    to the answer's first mention (key_pos, by default found in the prompt). The loss is -log P(answer) at the
+    final position only; ``steps`` SGD steps of size ``lr`` follow, and ``line_scales`` adds the loss at
+    theta - s * lr * g for each s (g the first gradient). Arrays come back in the params' dtype.
+    """
+    if (layer is None) != (head is None):
+        raise ValueError("give both layer and head, or neither")
+    if not lr > 0:
+        raise ValueError(f"lr must be > 0, got {lr!r}")
+    lr = float(lr)  # a Python float keeps float32 params in float32
+    if not (isinstance(steps, int) and steps >= 0 and isinstance(top_k, int) and top_k >= 1):
+        raise ValueError(f"steps must be an int >= 0 and top_k an int >= 1, got {steps!r} and {top_k!r}")
+    ids, a = answer_ids(tokenizer, prompt, answer)
+    if ids.size + 1 > config.context:
+        raise ValueError(f"prompt + answer has {ids.size + 1} tokens, longer than the context of {config.context}")
+    targets = np.full((1, ids.size), -1, dtype=np.int64)  # (1, T): only the final position counts
+    targets[0, -1] = a
+    batch = (ids[None, :], targets)  # batch of one, (1, T) each
+    theta = params
+    losses, p_answer, p_top = [], [], []
+    for t in range(steps + 1):  # pass t measures the model after t steps, and (but the last) takes a step
+        loss, grads, trace = gpt_loss_and_grads(theta, batch, config)
+        if t == 0:
+            final, head_scores = _final_and_head(trace, ids, a, tokenizer, config, layer, head, key_pos, top_k)
+            g0 = grads if len(line_scales) else None  # kept only when the line is asked for
+        losses.append(loss)
+        p_answer.append(trace["p"][0, -1, a])
+        p_top.append(trace["p"][0, -1, final.top_ids])  # (k,)
+        if t < steps:  # plain SGD, written out: optim.sgd_step would also allocate m, v, b (3 more GPT-2s)
+            theta = {n: theta[n] - lr * grads[n] for n in theta}
+        del grads, trace
+    scales = np.asarray(line_scales, dtype=np.float64)  # (m,)
+    line = [_loss({n: params[n] - float(s) * lr * g0[n] for n in params}, batch, config) for s in scales]
+    run = SGDRun(lr=lr, loss=np.array(losses), p_answer=np.array(p_answer), p_top=np.stack(p_top),
+                 line_scales=scales, line_loss=np.array(line))
+    full = np.append(ids, a)  # (T + 1,)
+    return Seed003(final=final, head=head_scores, sentence=_sentence(params, config, full, tokenizer.decode), sgd=run)
+
+
+# Seed 003's figures for GPT-2 small, head 9.9, as printed there (rounded); keys as in ``summary``
+SEED_003 = {"P(answer)": 0.677, "P(runner-up)": 0.128, "logit of the answer": -74.8, "mean logit": -93.0,
+            "logit gap to the runner-up": 1.66, "loss = -log P(answer)": 0.39, "dloss/dz of the answer": -0.323,
+            "smallest P": 3e-15, "q.k at the answer": 49.4, "raw score at position 0": 39.0,
+            "raw share of the answer": 0.99997, "scaled share of the answer": 0.67,
+            "scaled share of position 0": 0.18, "P(sentence)": 2.8e-24, "-log P(sentence)": 54.2,
+            "loss after 1 step": 0.30, "P(answer) after 1 step": 0.743, "loss after 10 steps": 0.09,
+            "P(answer) after 10 steps": 0.915}
+
+
+def summary(r: Seed003) -> dict[str, float]:
+    """The headline numbers of a ``Seed003`` as plain floats, under the keys of ``SEED_003`` (for a side-by-side table).
+
+    The runner-up is the most likely token other than the answer; "after n steps" needs at least n steps.
+    """
+    f, h, s = r.final, r.head, r.sentence
+    a = f.answer_id
+    rival = int(np.argmax(np.where(np.arange(f.probs.size) == a, -np.inf, f.probs)))  # best token that is not a
+    out = {"P(answer)": f.p_answer, "P(runner-up)": f.probs[rival], "logit of the answer": f.logits[a],
+           "mean logit": f.logits.mean(), "logit gap to the runner-up": f.logits[a] - f.logits[rival],
+           "loss = -log P(answer)": f.loss, "dloss/dz of the answer": f.dlogits[a], "smallest P": f.probs.min(),
+           "q.k at the answer": h.running[-1], "raw score at position 0": h.raw[0],
+           "raw share of the answer": h.share_raw[h.key_pos], "scaled share of the answer": h.share_scaled[h.key_pos],
+           "scaled share of position 0": h.share_scaled[0], "P(sentence)": s.product, "-log P(sentence)": s.total_cost}
+    for n in (1, 10):
+        if r.sgd.loss.size > n:
+            out[f"loss after {n} step{'s' * (n > 1)}"] = r.sgd.loss[n]
+            out[f"P(answer) after {n} step{'s' * (n > 1)}"] = r.sgd.p_answer[n]
+    return {k: float(v) for k, v in out.items()}
