@@ -1,0 +1,235 @@
+"""The Part III toy: one training step of the 2017 encoder-decoder on "je suis -> i am", on two paths.
+
+Taught in Part III, "The 2017 encoder-decoder, by hand" (every chapter of the part imports it). The
+sizes and most weights come from the seed derivation (d_model 4, 2 heads, d_k 2, d_ff 8, one layer
+each side, target vocabulary [<bos>, i, am, <eos>], layer-norm eps 0); where the seed is silent, the
+choice is made here and written down.
+
+Stated by the seed, used as stated:
+  * X_src = [[1,0,1,0],[0,1,0,1]] (je, suis) after its two roundings "for hand arithmetic".
+  * Encoder attention: W_K = W_Q, so K = Q; both heads land identically; W_O = I.
+  * Encoder FFN: W_1 = [I | I] (4 -> 8), W_2 = [I ; I] (8 -> 4), zero biases.
+  * Every layer norm: gamma = 1, beta = 0, eps = 0. Output layer: W_out = I, b_out = 0.
+  * Decoder self-attention: position 0 attends [1, 0], position 1 attends [0.5, 0.5]; after
+    Add & Norm the rows are [1,1,-1,-1] and [-1,-1,1,1].
+  * Cross-attention: K and V share one matrix; scaled scores +-sqrt(2) (weights 0.944 / 0.056).
+  * Only the last position (input "i", target "am") is scored; label smoothing 0.1 spread as eps/V.
+
+Filled in here (the seed does not give them):
+  * Source vocabulary [<pad>, je, suis, <eos>]; E_src, E_tgt are small non-integer tables whose
+    rows, times sqrt(4) = 2 and rounded, then plus the sinusoidal positions and rounded again,
+    give the seed's X_src and the decoder input X_tgt = [[1,1,0,0],[0,0,1,1]] (<bos>, i).
+    Rows never looked up are 0.
+  * Encoder W_Q = W_K = W_V = I: head 1 reads columns 0-1, head 2 columns 2-3, and X repeats
+    itself across the two halves, which is why the heads "land identically".
+  * Decoder self-attention W_Q = W_K = 1/2 (every entry): each query and key is the token's row
+    sum / 2 in every column; <bos> and i both sum to 2, so every score in a row is equal and the
+    causal mask alone decides the weights [1, 0] and [0.5, 0.5]. W_V = W_O = I.
+  * Cross-attention W_Q swaps columns 1 and 2 (it turns [1,1,-1,-1] into the memory's pattern
+    [1,-1,1,-1]); W_K = W_V = I. W_O: head 1 writes (y - x) * [1,0,-1,0] ("<bos> up, am down"),
+    head 2 writes x * [0,0,1,1] + y * [1,1,0,0] (it cancels the decoder's own pattern).
+  * Decoder FFN W_1 = [I | -I], W_2 = [I ; -I]: ReLU keeps the positive part in one half and the
+    negative part in the other, W_2 adds them back, so FFN(x) = x and the final Add & Norm returns
+    its input. (With the encoder's [I | I] here the scored row could not come near the seed's.)
+
+The two paths. Both start from the seed's rounded X and agree through the cross-attention weights.
+  * The SEED'S ROUNDED PATH takes the scored row the seed prints, h = [1, 0, -1, 0], and computes
+    everything after it exactly: P(am) = 0.072, smoothed loss 2.5265, dL/dW_out[0,0] = 0.509.
+    That row has variance 1/2, so no layer norm with gamma = 1 can output it; it is the exact row
+    rounded to integers (or, read as a sum before the last norm, its exact norm is [1.414, 0, -1.414, 0]).
+  * The EXACT PATH runs ``byhand.encdec`` on the same X and weights with nothing rounded. Its scored
+    row is (1 - t) * [-1,-1,1,1] + 2t * [1,0,-1,0], normalised, with t = tanh(sqrt(2)) the
+    cross-attention's weight margin: [1.411, -0.095, -1.411, 0.095], P(am) = 0.038. With t = 1 it
+    would be exactly [sqrt 2, 0, -sqrt 2, 0].
+Adam (the paper's beta1 0.9, beta2 0.98, eps 1e-9, warm-up lr with d_model 512 and 4000 warm-up steps)
+moves W_out[0,0] by almost exactly lr(t) on either path, because m_hat / sqrt(v_hat) = sign(g) when the
+gradient is the same at every step: 1 - 1.747e-7 after step 1, and 0.999301 for the step at t = 4000.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from byhand.embedding import sinusoidal_positions
+from byhand.encdec import EncDecConfig, encdec_backward, encdec_forward_embedded, encdec_param_shapes
+from byhand.loss import cross_entropy_backward, cross_entropy_forward
+from byhand.optim import AdamConfig, OptState, adam_step, warmup_lr
+
+SRC_VOCAB = ("<pad>", "je", "suis", "<eos>")  # source vocabulary (the seed names no source tokens but je, suis)
+TGT_VOCAB = ("<bos>", "i", "am", "<eos>")  # target vocabulary, in the seed's order
+SOURCE = ("je", "suis")  # the encoder reads this
+TARGET_IN = ("<bos>", "i")  # the decoder reads the target shifted right
+TARGET_OUT = ("i", "am")  # and must predict this
+SCORED = 1  # the one position the seed scores: input "i", target "am"
+LABEL_SMOOTHING = 0.1  # epsilon_ls of the paper, spread as eps / V over the vocabulary
+SEED_H = np.array([1.0, 0.0, -1.0, 0.0])  # the scored row the seed prints (rounded path)
+# Numbers as the seed prints them, for side-by-side comparison in the chapters (never used to compute).
+SEED_PRINTED = {"P_am": 0.072, "loss": 2.53, "p_bos": 0.535, "dW_out00": 0.510, "W_out00_4000": 0.999301}
+# The base model of the paper, for the sizes table and the Adam step.
+PAPER = {"d_model": 512, "n_heads": 8, "d_k": 64, "d_ff": 2048, "n_layers": 6, "vocab": 37000,
+         "warmup": 4000, "beta1": 0.9, "beta2": 0.98, "eps": 1e-9, "label_smoothing": 0.1}
+
+
+def toy_config() -> EncDecConfig:
+    """The toy's sizes: d_model 4, 2 heads (d_k 2), d_ff 8, one layer each side, vocabularies of 4, eps 0."""
+    return EncDecConfig(src_vocab=len(SRC_VOCAB), tgt_vocab=len(TGT_VOCAB), d_model=4, n_heads=2, d_ff=8,
+                        n_enc_layers=1, n_dec_layers=1, max_len=8, ln_eps=0.0)
+
+
+def _swap_1_2() -> np.ndarray:
+    """The permutation that swaps columns 1 and 2: [a, b, c, d] @ P = [a, c, b, d]."""
+    return np.eye(4)[[0, 2, 1, 3]]  # (4, 4)
+
+
+def toy_params() -> dict[str, np.ndarray]:
+    """Every parameter of the toy (names of ``byhand.encdec``), float64. See the module docstring for why."""
+    I4 = np.eye(4)
+    ln = {"gamma": np.ones(4), "beta": np.zeros(4)}  # gamma = 1, beta = 0 everywhere
+    p = {
+        "E_src": np.array([[0.0, 0.0, 0.0, 0.0],  # <pad>, never looked up
+                           [0.6, -0.4, 0.45, -0.55],  # je:   x2 -> [1.2, -0.8, 0.9, -1.1]
+                           [-0.35, 0.15, -0.2, 0.1],  # suis: x2 -> [-0.7, 0.3, -0.4, 0.2]
+                           [0.0, 0.0, 0.0, 0.0]]),  # <eos>, never looked up
+        "E_tgt": np.array([[0.55, 0.1, -0.15, -0.45],  # <bos>: x2 -> [1.1, 0.2, -0.3, -0.9]
+                           [-0.4, -0.6, 0.35, 0.05],  # i:     x2 -> [-0.8, -1.2, 0.7, 0.1]
+                           [0.0, 0.0, 0.0, 0.0],  # am, only ever a target
+                           [0.0, 0.0, 0.0, 0.0]]),  # <eos>, only ever a target
+        "enc0.attn.W_q": I4.copy(), "enc0.attn.W_k": I4.copy(),  # W_K = W_Q, so K = Q
+        "enc0.attn.W_v": I4.copy(), "enc0.attn.W_o": I4.copy(),
+        "enc0.ffn.W_1": np.hstack([I4, I4]), "enc0.ffn.b_1": np.zeros(8),  # [I | I]: 4 -> 8
+        "enc0.ffn.W_2": np.vstack([I4, I4]), "enc0.ffn.b_2": np.zeros(4),  # [I ; I]: 8 -> 4, adds pairs
+        "dec0.self.W_q": np.full((4, 4), 0.5), "dec0.self.W_k": np.full((4, 4), 0.5),  # equal scores
+        "dec0.self.W_v": I4.copy(), "dec0.self.W_o": I4.copy(),
+        "dec0.cross.W_q": _swap_1_2(), "dec0.cross.W_k": I4.copy(), "dec0.cross.W_v": I4.copy(),
+        "dec0.cross.W_o": np.array([[-1.0, 0, 1, 0],  # head 1: (y - x) [1, 0, -1, 0]
+                                    [1.0, 0, -1, 0],
+                                    [0.0, 0, 1, 1],  # head 2: x [0, 0, 1, 1] + y [1, 1, 0, 0]
+                                    [1.0, 1, 0, 0]]),
+        "dec0.ffn.W_1": np.hstack([I4, -I4]), "dec0.ffn.b_1": np.zeros(8),  # [I | -I]
+        "dec0.ffn.W_2": np.vstack([I4, -I4]), "dec0.ffn.b_2": np.zeros(4),  # [I ; -I]: FFN(x) = x
+        "W_out": I4.copy(), "b_out": np.zeros(4),
+    }
+    for pre in ("enc0.ln1", "enc0.ln2", "dec0.ln1", "dec0.ln2", "dec0.ln3"):
+        p.update({f"{pre}.{k}": v.copy() for k, v in ln.items()})
+    return {name: p[name] for name in encdec_param_shapes(toy_config())}  # the table's order
+
+
+@dataclass(frozen=True)
+class SeedRounding:
+    """The seed's two roundings of one side's input, every stage kept (all (T, 4))."""
+
+    ids: np.ndarray  # (T,) token ids
+    emb: np.ndarray  # E[ids] * sqrt(d_model), exact
+    emb_rounded: np.ndarray  # rounded to integers (the seed's first rounding)
+    pos: np.ndarray  # sinusoidal positions PE[0..T-1]
+    sum_exact: np.ndarray  # emb_rounded + pos
+    X: np.ndarray  # rounded again: what enters the model on both paths
+    unrounded: np.ndarray  # emb + pos with no rounding at all (what encdec_forward would feed)
+
+
+def _round(a: np.ndarray) -> np.ndarray:
+    return np.round(a) + 0.0  # + 0.0 turns -0.0 into 0.0
+
+
+def seed_rounding(side: str) -> SeedRounding:
+    """Embed ``side`` ("src": je suis, or "tgt": <bos> i) the seed's way: scale, round, add PE, round."""
+    if side not in ("src", "tgt"):
+        raise ValueError(f"side must be 'src' or 'tgt', got {side!r}")
+    vocab, tokens, E = ((SRC_VOCAB, SOURCE, "E_src") if side == "src" else (TGT_VOCAB, TARGET_IN, "E_tgt"))
+    ids = np.array([vocab.index(tok) for tok in tokens])  # (T,)
+    d_model = toy_config().d_model
+    emb = toy_params()[E][ids] * math.sqrt(d_model)  # (T, d_model)
+    pos = sinusoidal_positions(len(ids), d_model)  # (T, d_model)
+    emb_rounded = _round(emb)
+    sum_exact = emb_rounded + pos
+    return SeedRounding(ids, emb, emb_rounded, pos, sum_exact, _round(sum_exact), emb + pos)
+
+
+def toy_inputs() -> tuple[np.ndarray, np.ndarray]:
+    """The hand-picked inputs (X_src, X_tgt), each (2, 4): the seed's rounded embeddings plus positions."""
+    return seed_rounding("src").X, seed_rounding("tgt").X
+
+
+def toy_targets() -> np.ndarray:
+    """Target ids per decoder position, -1 where unscored: (2,) = [-1, id(am)]."""
+    out = np.full(len(TARGET_OUT), -1)
+    out[SCORED] = TGT_VOCAB.index(TARGET_OUT[SCORED])
+    return out
+
+
+@dataclass(frozen=True)
+class ToyPath:
+    """One path's numbers from the scored row on. Arrays are (V,) = (4,) unless noted."""
+
+    name: str  # "rounded" (the seed's) or "exact" (byhand.encdec)
+    h: np.ndarray  # the decoder's output at the scored position
+    logits: np.ndarray  # h W_out + b_out
+    p: np.ndarray  # softmax(logits)
+    q: np.ndarray  # smoothed target (1 - eps) onehot(am) + eps / V
+    loss: float  # -sum q log p
+    dlogits: np.ndarray  # p - q (one scored position, so the mean divides by 1)
+    dW_out: np.ndarray  # (4, 4) outer(h, p - q)
+    grads: dict | None  # exact path: every parameter's gradient; rounded path: None
+    trace: dict | None  # exact path: forward trace + p, q + backward trace; rounded path: None
+
+
+def _loss_part(logits, label_smoothing):
+    """Loss, p, q and p - q for the (T, V) logits with only the scored position counted."""
+    loss, c = cross_entropy_forward(logits, toy_targets(), label_smoothing=label_smoothing)
+    return float(loss), c, cross_entropy_backward(1.0, c)  # dlogits (T, V)
+
+
+def rounded_path(label_smoothing: float = LABEL_SMOOTHING) -> ToyPath:
+    """The seed's path: its printed scored row h = [1, 0, -1, 0], then output layer, loss and gradient exactly."""
+    params = toy_params()
+    h = SEED_H.copy()
+    H = np.zeros((len(TARGET_IN), 4))  # (T, d_model); the unscored row is never counted
+    H[SCORED] = h
+    logits = H @ params["W_out"] + params["b_out"]  # (T, V)
+    loss, c, dlogits = _loss_part(logits, label_smoothing)
+    dW_out = H.T @ dlogits  # (d_model, V), only the scored row contributes
+    s = SCORED
+    return ToyPath("rounded", h, logits[s], c["p"][s], c["q"][s], loss, dlogits[s], dW_out, None, None)
+
+
+def exact_path(label_smoothing: float = LABEL_SMOOTHING) -> ToyPath:
+    """The exact path: ``byhand.encdec`` forward and backward on the toy's X and weights, nothing rounded."""
+    params, config = toy_params(), toy_config()
+    X_src, X_tgt = toy_inputs()
+    logits, cache = encdec_forward_embedded(params, X_src, X_tgt, config)  # (T_t, V)
+    loss, c, dlogits = _loss_part(logits, label_smoothing)
+    grads, gtrace = encdec_backward(dlogits, cache)
+    trace = dict(cache["trace"])
+    trace.update({"p": c["p"], "q": c["q"]})
+    trace.update(gtrace)
+    s = SCORED
+    h = trace["dec0.ln3"][s]  # (d_model,)
+    return ToyPath("exact", h, logits[s], c["p"][s], c["q"][s], loss, dlogits[s], grads["W_out"], grads, trace)
+
+
+def adam_2017() -> AdamConfig:
+    """Adam with the paper's hyperparameters: beta1 = 0.9, beta2 = 0.98, eps = 1e-9 (lr comes from the schedule)."""
+    return AdamConfig(lr=0.0, beta1=PAPER["beta1"], beta2=PAPER["beta2"], eps=PAPER["eps"])
+
+
+def adam_at_step(W, g, t: int, d_model: int = PAPER["d_model"], warmup: int = PAPER["warmup"]):
+    """One Adam step number ``t`` on weight ``W`` with gradient ``g``, as the seed frames it.
+
+    The history is "the same gradient g at each of the steps 1 .. t-1", so the moments going in are
+    m = (1 - beta1^(t-1)) g and v = (1 - beta2^(t-1)) g^2, and after the step m_hat = g, v_hat = g^2
+    exactly. The learning rate is ``warmup_lr(t, d_model, warmup)``. W is the value before the step
+    (the seed keeps W_out[0,0] = 1). Returns (W_new, info, lr) with info from ``byhand.optim.adam_step``.
+    """
+    config = adam_2017()
+    W = np.asarray(W, dtype=np.float64)
+    g = np.asarray(g, dtype=np.float64)
+    if W.shape != g.shape:
+        raise ValueError(f"W and g must have the same shape, got {W.shape} and {g.shape}")
+    lr = warmup_lr(t, d_model, warmup)
+    m = (1 - config.beta1 ** (t - 1)) * g  # the running mean of a constant g after t-1 steps
+    v = (1 - config.beta2 ** (t - 1)) * g * g
+    state = OptState(t=t - 1, m={"W": m}, v={"W": v}, b={"W": np.zeros_like(W)})
+    new, _, info = adam_step({"W": W}, {"W": g}, state, config, lr=lr)
+    return new["W"], info["W"], lr

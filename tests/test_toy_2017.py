@@ -1,0 +1,199 @@
+"""Tests for byhand.toy_2017: the seed's headline numbers come out, and the exact path is byhand.encdec's.
+
+Oracles: closed forms written here (softmax of the printed row, sin/cos by hand, the Adam step
+lr * g / (|g| + eps)), a plain-NumPy forward of the toy written independently of byhand, and central
+finite differences through byhand.gradcheck.
+"""
+import math
+
+import numpy as np
+import pytest
+
+from byhand.encdec import encdec_backward, encdec_forward_embedded, encdec_param_shapes
+from byhand.gradcheck import gradcheck
+from byhand.loss import cross_entropy_forward
+from byhand.toy_2017 import (
+    SEED_H, SEED_PRINTED, TGT_VOCAB, adam_at_step, exact_path, rounded_path, seed_rounding, toy_config,
+    toy_inputs, toy_params, toy_targets,
+)
+
+AM = TGT_VOCAB.index("am")
+
+
+def softmax(z):
+    e = np.exp(z - z.max())
+    return e / e.sum()
+
+
+def smoothed_q(eps=0.1, V=4):
+    q = np.full(V, eps / V)
+    q[AM] += 1 - eps
+    return q
+
+
+def test_the_inputs_are_the_seeds_rows():
+    X_src, X_tgt = toy_inputs()
+    np.testing.assert_array_equal(X_src, [[1, 0, 1, 0], [0, 1, 0, 1]])
+    np.testing.assert_array_equal(X_tgt, [[1, 1, 0, 0], [0, 0, 1, 1]])
+
+
+@pytest.mark.parametrize("side", ["src", "tgt"])
+def test_the_two_roundings_use_the_paper_positions(side):
+    r = seed_rounding(side)
+    # PE by hand for d_model 4: divisors 1 and 100
+    pe = np.array([[math.sin(p), math.cos(p), math.sin(p / 100), math.cos(p / 100)] for p in (0, 1)])
+    np.testing.assert_allclose(r.pos, pe, atol=1e-15)
+    np.testing.assert_allclose(r.emb, 2 * toy_params()["E_" + side][r.ids])
+    assert np.all(r.emb_rounded == np.round(r.emb)) and np.all(np.abs(r.emb - r.emb_rounded) < 0.5)
+    np.testing.assert_allclose(r.sum_exact, r.emb_rounded + pe)
+    assert np.all(np.abs(r.sum_exact - r.X) < 0.5) and np.all(r.X == np.round(r.X))
+    np.testing.assert_allclose(r.unrounded, r.emb + pe)
+
+
+def test_seed_rounding_rejects_an_unknown_side():
+    with pytest.raises(ValueError, match="side must be"):
+        seed_rounding("both")
+
+
+def test_the_params_match_the_encdec_table_and_the_stated_weights():
+    params, shapes = toy_params(), encdec_param_shapes(toy_config())
+    assert list(params) == list(shapes)
+    assert all(params[k].shape == shapes[k] for k in shapes)
+    I4 = np.eye(4)
+    np.testing.assert_array_equal(params["enc0.attn.W_k"], params["enc0.attn.W_q"])  # K = Q
+    np.testing.assert_array_equal(params["enc0.attn.W_o"], I4)
+    np.testing.assert_array_equal(params["enc0.ffn.W_1"], np.hstack([I4, I4]))
+    np.testing.assert_array_equal(params["enc0.ffn.W_2"], np.vstack([I4, I4]))
+    np.testing.assert_array_equal(params["dec0.cross.W_k"], params["dec0.cross.W_v"])  # one W_{K,V}
+    np.testing.assert_array_equal(params["W_out"], I4)
+    assert not params["b_out"].any() and toy_config().ln_eps == 0.0
+    assert all(np.all(params[k] == 1) for k in params if k.endswith("gamma"))
+    assert all(not params[k].any() for k in params if k.endswith("beta"))
+
+
+def test_rounded_path_gives_the_seeds_headline_numbers():
+    r = rounded_path()
+    p = softmax(SEED_H)  # W_out = I, b = 0: the logits are h
+    q = smoothed_q()
+    np.testing.assert_allclose(r.p, p, rtol=1e-12)
+    np.testing.assert_allclose(r.q, q, rtol=1e-12)
+    assert round(r.p[AM], 3) == SEED_PRINTED["P_am"] == 0.072
+    np.testing.assert_allclose(np.round(r.p, 3), [0.534, 0.197, 0.072, 0.197])
+    assert r.loss == pytest.approx(-(q * np.log(p)).sum(), rel=1e-12)
+    assert round(r.loss, 4) == 2.5265 and round(r.loss, 2) == SEED_PRINTED["loss"]
+    assert r.dW_out[0, 0] == pytest.approx(SEED_H[0] * (p[0] - q[0]), rel=1e-12)
+    assert round(r.dW_out[0, 0], 3) == 0.509 and round(r.dW_out[0, 0], 2) == 0.51
+    # the seed's 0.510 is the same product with p_0 rounded to 0.535
+    assert round(1.0 * (SEED_PRINTED["p_bos"] - q[0]), 3) == SEED_PRINTED["dW_out00"]
+    np.testing.assert_allclose(r.dW_out, np.outer(SEED_H, p - q), rtol=1e-12)
+    assert r.grads is None and r.trace is None
+
+
+def test_seed_row_cannot_be_a_layer_norm_output():
+    assert SEED_H.var() == 0.5  # a normalised row with gamma = 1 has variance 1
+    exact_ln = (SEED_H - SEED_H.mean()) / SEED_H.std()
+    np.testing.assert_allclose(exact_ln, [math.sqrt(2), 0, -math.sqrt(2), 0], atol=1e-15)
+    assert round(softmax(exact_ln)[AM], 3) == 0.038
+
+
+def plain_forward(params, X_src, X_tgt):
+    """The toy's forward written out with NumPy only (no byhand), for two heads of width 2."""
+    def ln(x):
+        return (x - x.mean(-1, keepdims=True)) / x.std(-1, keepdims=True)  # eps = 0, gamma 1, beta 0
+
+    def attn(xq, xkv, pre, causal):
+        Q, K, V = xq @ params[pre + "W_q"], xkv @ params[pre + "W_k"], xkv @ params[pre + "W_v"]
+        heads = []
+        for h in range(2):
+            c = slice(2 * h, 2 * h + 2)
+            S = Q[:, c] @ K[:, c].T / math.sqrt(2)
+            if causal:
+                S = np.where(np.tril(np.ones_like(S)) > 0, S, -np.inf)
+            P = np.exp(S - S.max(1, keepdims=True))
+            heads.append((P / P.sum(1, keepdims=True)) @ V[:, c])
+        return np.hstack(heads) @ params[pre + "W_o"]
+
+    def ffn(x, pre):
+        return np.maximum(x @ params[pre + "W_1"] + params[pre + "b_1"], 0) @ params[pre + "W_2"] + params[pre + "b_2"]
+
+    x = ln(X_src + attn(X_src, X_src, "enc0.attn.", False))
+    memory = ln(x + ffn(x, "enc0.ffn."))
+    y = ln(X_tgt + attn(X_tgt, X_tgt, "dec0.self.", True))
+    y = ln(y + attn(y, memory, "dec0.cross.", False))
+    y = ln(y + ffn(y, "dec0.ffn."))
+    return y @ params["W_out"] + params["b_out"], memory, y
+
+
+def test_exact_path_is_byhands_encdec_and_an_independent_forward():
+    e = exact_path()
+    params, X_src, X_tgt = toy_params(), *toy_inputs()
+    logits, cache = encdec_forward_embedded(params, X_src, X_tgt, toy_config())
+    plain_logits, memory, y = plain_forward(params, X_src, X_tgt)
+    np.testing.assert_allclose(logits, plain_logits, atol=1e-12)
+    np.testing.assert_allclose(e.logits, logits[1], rtol=0, atol=0)
+    np.testing.assert_allclose(memory, [[1, -1, 1, -1], [-1, 1, -1, 1]], atol=1e-12)
+    np.testing.assert_allclose(cache["trace"]["dec0.ln1"], [[1, 1, -1, -1], [-1, -1, 1, 1]], atol=1e-12)
+    np.testing.assert_allclose(e.h, y[1], atol=1e-12)
+    grads, _ = encdec_backward(e.trace["dlogits"], cache)
+    for name in grads:
+        np.testing.assert_array_equal(e.grads[name], grads[name])
+
+
+def test_exact_row_in_closed_form_and_its_headline_numbers():
+    t = math.tanh(math.sqrt(2))  # cross-attention weight margin 0.944 - 0.056
+    d = np.array([-1.0, -1, 1, 1])
+    pattern = np.array([1.0, 0, -1, 0])
+    res = (1 - t) * d + 2 * t * pattern
+    e = exact_path()
+    np.testing.assert_allclose(e.h, (res - res.mean()) / res.std(), atol=1e-12)
+    np.testing.assert_allclose(np.round(e.h, 3), [1.411, -0.095, -1.411, 0.095])
+    np.testing.assert_array_equal(np.round(e.h) + 0.0, SEED_H)  # rounded to integers: the seed's row
+    assert round(e.p[AM], 3) == 0.038
+    np.testing.assert_allclose(e.p, softmax(e.h), rtol=1e-12)
+    assert e.dW_out[0, 0] == pytest.approx(e.h[0] * (e.p[0] - 0.025), rel=1e-12)
+    np.testing.assert_allclose(np.round(e.trace["dec0.cross.P"][0, 0], 3), [0.944, 0.056])
+
+
+def test_exact_gradients_match_finite_differences():
+    params, X_src, X_tgt = toy_params(), *toy_inputs()
+    config = toy_config()
+
+    def loss(p):
+        logits, _ = encdec_forward_embedded(p, X_src, X_tgt, config)
+        return cross_entropy_forward(logits, toy_targets(), label_smoothing=0.1)[0]
+
+    names = [n for n in params if not n.startswith("E_")]  # embedded inputs: the tables are not used
+    report = gradcheck(loss, params, exact_path().grads, names=names)
+    assert report.passed, report.to_markdown()
+    assert loss(params) == pytest.approx(exact_path().loss, rel=1e-14)
+
+
+def test_masked_positions_get_zero_probability_and_zero_gradient():
+    tr = exact_path().trace
+    assert np.all(tr["dec0.self.P"][..., 0, 1] == 0.0)
+    assert np.all(tr["ddec0.self.S"][..., 0, 1] == 0.0)
+    for name in ("enc0.attn.P", "dec0.self.P", "dec0.cross.P"):
+        np.testing.assert_allclose(tr[name].sum(-1), 1.0, atol=1e-15)
+
+
+def test_adam_step_1_and_step_4000_closed_form():
+    lr1 = 512**-0.5 * 4000**-1.5  # t * warmup^-1.5 with t = 1
+    lr4000 = 512**-0.5 * 4000**-0.5
+    for g in (rounded_path().dW_out[0, 0], exact_path().dW_out[0, 0], SEED_PRINTED["dW_out00"]):
+        W1, info, lr = adam_at_step(np.array(1.0), np.array(g), 1)
+        assert lr == pytest.approx(lr1, rel=1e-12)
+        assert W1 == pytest.approx(1 - lr1 * g / (abs(g) + 1e-9), rel=1e-15)
+        assert info["m_hat"] == pytest.approx(g) and info["v_hat"] == pytest.approx(g * g)
+        W4000, info, lr = adam_at_step(np.array(1.0), np.array(g), 4000)
+        assert lr == pytest.approx(lr4000, rel=1e-12)
+        assert info["m_hat"] == pytest.approx(g, rel=1e-12) and info["v_hat"] == pytest.approx(g * g, rel=1e-12)
+        assert round(float(W4000), 6) == SEED_PRINTED["W_out00_4000"] == 0.999301
+
+
+def test_adam_at_step_rejects_mismatched_shapes():
+    with pytest.raises(ValueError, match="same shape"):
+        adam_at_step(np.ones(2), np.ones(3), 1)
+
+
+def test_toy_targets_score_only_the_last_position():
+    np.testing.assert_array_equal(toy_targets(), [-1, AM])

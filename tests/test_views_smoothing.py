@@ -1,0 +1,60 @@
+"""Tests for byhand.views.smoothing: q, p - q and the loss against closed forms and finite differences."""
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from byhand.views.smoothing import smoothing_state, smoothing_view
+
+Z = np.array([1.0, 0.0, -1.0, 0.0])
+
+
+def loss_of(z, target, eps):
+    p = np.exp(z) / np.exp(z).sum()
+    q = np.full(len(z), eps / len(z))
+    q[target] += 1 - eps
+    return -(q * np.log(p)).sum()
+
+
+@given(st.floats(0.0, 0.9), st.integers(0, 3), st.floats(-3.0, 3.0))
+def test_q_sums_to_one_and_p_minus_q_to_zero(eps, j, delta):
+    s = smoothing_state(Z, 2, eps, j, delta)
+    assert s.q.sum() == pytest.approx(1.0) and s.p.sum() == pytest.approx(1.0)
+    assert s.grad.sum() == pytest.approx(0.0, abs=1e-12)
+    assert s.q[2] == pytest.approx(1 - eps + eps / 4) and s.q[0] == pytest.approx(eps / 4)
+
+
+@given(st.floats(0.0, 0.5), st.integers(0, 3), st.floats(-3.0, 3.0))
+def test_p_minus_q_is_the_finite_difference_gradient(eps, j, delta):
+    s = smoothing_state(Z, 2, eps, j, delta)
+    h = 1e-6
+    num = [(loss_of(s.z + h * np.eye(4)[k], 2, eps) - loss_of(s.z - h * np.eye(4)[k], 2, eps)) / (2 * h)
+           for k in range(4)]
+    np.testing.assert_allclose(s.grad, num, atol=1e-8)
+    assert s.loss == pytest.approx(loss_of(s.z, 2, eps), rel=1e-12)
+
+
+def test_the_nudge_moves_one_logit_and_the_loss_curve_passes_through_the_state():
+    s = smoothing_state(Z, 2, 0.1, 2, 1.5)
+    np.testing.assert_allclose(s.z, [1.0, 0.0, 0.5, 0.0])
+    k = int(np.argmin(np.abs(s.eps_grid - 0.1)))
+    assert s.loss_curve[k] == pytest.approx(s.loss, rel=1e-12)
+    assert s.loss_curve[0] == pytest.approx(loss_of(s.z, 2, 0.0), rel=1e-12)
+
+
+@pytest.mark.parametrize("kwargs, message", [({"eps": 1.0}, "eps must be"), ({"j": 4}, "outside 0..3"),
+                                             ({"target": -1}, "target -1")])
+def test_bad_controls_are_rejected(kwargs, message):
+    args = {"target": 2, **kwargs}
+    with pytest.raises(ValueError, match=message):
+        smoothing_state(Z, **args)
+
+
+def test_the_view_draws_three_labelled_panels():
+    fig = plt.figure()
+    smoothing_view(Z, 2, ["<bos>", "i", "am", "<eos>"])(fig, {"eps": 0.1, "j": 2, "delta": 0.0})
+    a, b, c = fig.axes
+    assert a.get_ylabel() == "probability" and "loss" in a.get_title()
+    assert "ε" in c.get_xlabel()
+    plt.close(fig)

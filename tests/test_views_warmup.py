@@ -1,0 +1,41 @@
+"""Tests for byhand.views.warmup: the curve is the paper's formula, peaks at the warm-up step, and sums right."""
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from byhand.views.warmup import warmup_state, warmup_view
+
+
+@given(st.integers(1, 20000))
+def test_curve_matches_the_formula_and_its_value_at_t(t):
+    s = warmup_state(t)
+    assert s.lr_t == pytest.approx(512**-0.5 * min(t**-0.5, t * 4000**-1.5), rel=1e-12)
+    assert s.lr[t - 1] == pytest.approx(s.lr_t, rel=1e-12)
+    assert s.travelled_t == pytest.approx(sum(512**-0.5 * min(k**-0.5, k * 4000**-1.5) for k in range(1, t + 1)),
+                                          rel=1e-9)
+
+
+def test_peak_is_at_the_warmup_step_and_step_one_is_tiny():
+    s = warmup_state(1)
+    assert int(np.argmax(s.lr)) + 1 == 4000
+    assert s.lr_peak == pytest.approx((512 * 4000) ** -0.5)
+    assert s.lr_1 == pytest.approx(s.lr_peak / 4000)  # linear growth: step 1 is 1/4000 of the peak
+    # during warm-up the sum is the arithmetic series lr_1 * t (t + 1) / 2
+    assert warmup_state(4000).travelled_t == pytest.approx(s.lr_1 * 4000 * 4001 / 2, rel=1e-12)
+
+
+def test_steps_outside_the_range_are_rejected():
+    with pytest.raises(ValueError, match="outside 1..20000"):
+        warmup_state(0)
+    with pytest.raises(ValueError, match="outside 1..100"):
+        warmup_state(101, t_max=100)
+
+
+def test_the_view_draws_two_labelled_panels():
+    fig = plt.figure()
+    warmup_view()(fig, {"t": 4000, "d_model": 512, "warmup": 4000})
+    left, right = fig.axes
+    assert left.get_xlabel() == "step t" and "lr(t)" in left.get_title()
+    plt.close(fig)
