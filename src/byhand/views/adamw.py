@@ -1,0 +1,125 @@
+"""The view behind Part II, chapter "AdamW: one step": the loss after one AdamW step, against the learning rate.
+
+At the first step (t = 1, from zero moments) AdamW moves every weight by
+
+    Δθ = −lr · m_hat / (sqrt(v_hat) + eps) − lr · λ · θ        m_hat = g,  v_hat = g²   (bias-corrected)
+       ≈ −lr · sign(g) − lr · λ · θ
+
+so the learning rate alone sets how far every weight moves. Without bias correction, m = (1 − β1) g and
+v = (1 − β2) g², and the step is (1 − β1) / sqrt(1 − β2) ≈ 3.16 times larger. ``adamw_state`` is the widget
+callback (one step and one forward pass, a few ms); ``adamw_curve`` sweeps the learning rate once for the figure;
+``adamw_view`` returns ``draw(fig, setting)`` with ``setting = {"log10_lr": x, "bias_correction": bool}``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..gpt import GPTConfig, gpt_forward
+from ..loss import cross_entropy_forward
+from ..optim import AdamWConfig, adamw_step, init_state
+
+
+def _loss(params: dict, batch, config: GPTConfig) -> float:
+    """The mean cross-entropy of ``params`` on ``batch`` (forward pass only)."""
+    logits, _ = gpt_forward(params, batch[0], config)
+    return float(cross_entropy_forward(logits, batch[1], ignore_index=-1)[0])
+
+
+def first_step(params: dict, grads: dict, opt: AdamWConfig, lr: float, bias_correction: bool = True) -> dict:
+    """The parameters after AdamW's first step (t = 1, zero moments) at learning rate ``lr``.
+
+    With bias correction this is ``byhand.optim.adamw_step``. Without it, the moments are used as they are:
+    θ ← θ (1 − lr λ) − lr · m / (sqrt(v) + eps) with m = (1 − β1) g, v = (1 − β2) g² (decay only where opt.decay says).
+    """
+    if not (np.isfinite(lr) and lr >= 0):
+        raise ValueError(f"lr must be a finite number >= 0, got {lr}")
+    if bias_correction:
+        new_params, _, _ = adamw_step(params, grads, init_state(params), opt, lr=lr)
+        return new_params
+    new_params = {}
+    for name, theta in params.items():
+        g = np.asarray(grads[name], dtype=np.float64)  # (shape of theta)
+        m = (1 - opt.beta1) * g  # first moment after one step from 0, not corrected
+        v = (1 - opt.beta2) * g * g  # second moment after one step from 0, not corrected
+        decays = opt.weight_decay != 0 and (opt.decay is None or bool(opt.decay(name)))
+        shrunk = theta * (1 - lr * opt.weight_decay) if decays else theta  # decoupled decay first
+        new_params[name] = shrunk - lr * m / (np.sqrt(v) + opt.eps)  # (shape of theta)
+    return new_params
+
+
+@dataclass(frozen=True)
+class AdamWState:
+    """One first step at one learning rate: the loss before and after, and what a straight line predicted."""
+
+    lr: float  # the learning rate of the step
+    bias_correction: bool  # whether m and v were bias-corrected
+    loss_before: float  # L(θ)
+    loss_after: float  # L(θ + Δθ)
+    predicted: float  # L(θ) + Σ g·Δθ: the first-order prediction of the loss after the step
+    max_move: float  # max |Δθ| over every entry of every parameter
+
+
+def adamw_state(params: dict, grads: dict, batch, config: GPTConfig, opt: AdamWConfig, lr: float,
+                bias_correction: bool = True) -> AdamWState:
+    """Take AdamW's first step at ``lr`` and measure the loss before and after. Pure: inputs are not modified."""
+    new_params = first_step(params, grads, opt, lr, bias_correction)
+    moves = {name: new_params[name] - params[name] for name in params}  # Δθ per parameter
+    first_order = float(sum(np.sum(grads[name] * moves[name]) for name in params))  # Σ g·Δθ
+    before = _loss(params, batch, config)
+    return AdamWState(float(lr), bool(bias_correction), before, _loss(new_params, batch, config),
+                      before + first_order, float(max(np.abs(d).max() for d in moves.values())))
+
+
+@dataclass(frozen=True)
+class AdamWCurve:
+    """The loss after one step along a sweep of learning rates, with and without bias correction."""
+
+    lrs: np.ndarray  # (n,) learning rates, increasing
+    corrected: np.ndarray  # (n,) loss after the bias-corrected step
+    uncorrected: np.ndarray  # (n,) loss after the uncorrected step
+
+
+def adamw_curve(params: dict, grads: dict, batch, config: GPTConfig, opt: AdamWConfig, lrs) -> AdamWCurve:
+    """Loss after one step for every learning rate in ``lrs`` (two steps and two forward passes per rate)."""
+    lrs = np.sort(np.asarray(lrs, dtype=np.float64))  # (n,)
+    if lrs.size < 2 or not np.all(lrs > 0):
+        raise ValueError("lrs must hold at least 2 positive learning rates")
+    corrected = [_loss(first_step(params, grads, opt, lr, True), batch, config) for lr in lrs]
+    uncorrected = [_loss(first_step(params, grads, opt, lr, False), batch, config) for lr in lrs]
+    return AdamWCurve(lrs, np.array(corrected), np.array(uncorrected))
+
+
+def draw_adamw(fig, state: AdamWState, curve: AdamWCurve) -> None:
+    """Left: loss after one step against lr (log axis). Right: the loss before, after, and the straight-line guess."""
+    ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 2]})
+    ax.semilogx(curve.lrs, curve.corrected, color="tab:blue", lw=1.8, label="with bias correction")
+    ax.semilogx(curve.lrs, curve.uncorrected, color="tab:red", lw=1.2, ls="--", label="without")
+    ax.axhline(state.loss_before, color="gray", lw=0.8, ls=":", label="before the step")
+    ax.axvline(state.lr, color="gray", lw=0.8)
+    ax.plot([state.lr], [state.loss_after], "o", color="tab:red" if not state.bias_correction else "tab:blue")
+    ax.set_xlabel("learning rate lr")
+    ax.set_ylabel("loss after one step (nats)")
+    ax.set_ylim(0.0, 2.0 * state.loss_before)  # a diverging step would squash the interesting part of the curve
+    ax.set_title(f"lr = {state.lr:.3g}: loss {state.loss_before:.4f} → {state.loss_after:.4f}", fontsize=9)
+    ax.legend(loc="upper left", fontsize=7, frameon=False)
+    labels = ["before", "after", "straight line\nL + Σ g·Δθ"]
+    values = [state.loss_before, state.loss_after, state.predicted]
+    ax2.bar(labels, values, color=["tab:gray", "tab:blue", "tab:orange"])
+    ax2.axhline(0, color="black", lw=0.6)
+    ax2.set_ylabel("loss (nats)")
+    ax2.set_title(f"largest move of a weight: {state.max_move:.3g}", fontsize=9)
+    ax2.tick_params(axis="x", labelsize=7)
+    fig.subplots_adjust(left=0.1, right=0.98, bottom=0.2, top=0.80, wspace=0.35)
+
+
+def adamw_view(params: dict, grads: dict, batch, config: GPTConfig, opt: AdamWConfig, lrs):
+    """Return ``draw(fig, setting)``; the sweep over ``lrs`` is computed once, here."""
+    curve = adamw_curve(params, grads, batch, config, opt, lrs)
+
+    def draw(fig, setting: dict) -> None:
+        lr = 10.0 ** setting["log10_lr"]
+        draw_adamw(fig, adamw_state(params, grads, batch, config, opt, lr, setting["bias_correction"]), curve)
+
+    return draw

@@ -1,0 +1,157 @@
+"""The view behind Part II's backward chapters: nudge one weight by Δ and compare the loss change with g·Δ.
+
+Taught in Part II, chapters "Backward through loss and output layer", "Through FFN and layer norm",
+"Through attention", "Into embeddings" and "Checking every gradient". For one entry θ of one parameter,
+with g = ∂L/∂θ from the hand-written backward,
+
+    actual     ΔL(Δ) = L(θ + Δ) − L(θ)           (two forward passes)
+    predicted  g·Δ                              (the first-order Taylor term)
+    gap        ΔL(Δ) − g·Δ ≈ ½ c Δ²             (c = ∂²L/∂θ², estimated by a second difference)
+
+For small Δ the two agree; as Δ grows the curvature term parts them. ``nudge_state`` is the widget
+callback (pure, one forward and backward plus one forward, a few ms); ``nudge_curve`` sweeps Δ once for
+the figure; ``nudge_view`` returns ``draw(fig, setting)`` for the figure, the widget and the static slider.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..gpt import GPTConfig, gpt_forward, gpt_loss_and_grads
+from ..loss import cross_entropy_forward
+
+
+def entry_index(params: dict, name: str, index) -> tuple[int, ...]:
+    """``index`` as a tuple that picks exactly one entry of ``params[name]``; ValueError naming what is wrong."""
+    if name not in params:
+        raise ValueError(f"unknown parameter {name!r}; the parameters are {', '.join(params)}")
+    shape = np.shape(params[name])
+    idx = (index,) if isinstance(index, (int, np.integer)) else tuple(index)
+    if len(idx) != len(shape):
+        raise ValueError(f"index {index!r} has {len(idx)} entries, but {name} has shape {shape}")
+    for i, n in zip(idx, shape):
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < n:
+            raise ValueError(f"index {index!r} is outside {name} of shape {shape}")
+    return tuple(int(i) for i in idx)
+
+
+def nudged_loss(params: dict, batch, config: GPTConfig, name: str, index, delta: float) -> float:
+    """The loss with one entry moved: L(θ + Δ e_index), by a forward pass only. ``params`` is not modified."""
+    idx = entry_index(params, name, index)
+    moved = dict(params)  # a shallow copy: only the nudged array is replaced
+    moved[name] = np.array(params[name], dtype=np.float64)  # (shape of the parameter) a fresh copy
+    moved[name][idx] += delta
+    ids, targets = batch
+    logits, _ = gpt_forward(moved, ids, config)  # (..., T, V)
+    loss, _ = cross_entropy_forward(logits, targets, ignore_index=-1)
+    return float(loss)
+
+
+@dataclass(frozen=True)
+class NudgeState:
+    """One nudge of one weight: the actual loss change beside the first-order prediction."""
+
+    name: str  # the parameter, e.g. "W_out"
+    index: tuple[int, ...]  # the entry of that parameter, counted from 0 as in NumPy
+    delta: float  # Δ, added to the entry
+    theta: float  # the entry's value before the nudge
+    loss: float  # L(θ)
+    loss_nudged: float  # L(θ + Δ)
+    grad: float  # g = ∂L/∂θ from the hand-written backward
+    actual: float  # L(θ + Δ) − L(θ)
+    predicted: float  # g·Δ
+    gap: float  # actual − predicted: what the first-order term misses
+
+
+def nudge_state(params: dict, batch, config: GPTConfig, name: str, index, delta: float) -> NudgeState:
+    """Nudge ``params[name][index]`` by ``delta``: the loss change and its first-order prediction g·Δ.
+
+    batch = (ids, targets) as for ``gpt_loss_and_grads``. One forward and backward give L and g, one more
+    forward gives L(θ + Δ). Pure: ``params`` is not modified.
+    """
+    idx = entry_index(params, name, index)
+    delta = float(delta)
+    if not np.isfinite(delta):
+        raise ValueError(f"delta must be a finite number, got {delta}")
+    loss, grads, _ = gpt_loss_and_grads(params, batch, config)
+    grad = float(grads[name][idx])
+    loss_nudged = nudged_loss(params, batch, config, name, idx, delta)
+    actual = loss_nudged - loss
+    predicted = grad * delta
+    return NudgeState(name, idx, delta, float(np.asarray(params[name])[idx]), loss, loss_nudged, grad,
+                      actual, predicted, actual - predicted)
+
+
+@dataclass(frozen=True)
+class NudgeCurve:
+    """The loss change along a sweep of Δ, for the figure (computed once per chosen weight)."""
+
+    deltas: np.ndarray  # (n,) the Δ values, increasing
+    actual: np.ndarray  # (n,) L(θ + Δ) − L(θ)
+    predicted: np.ndarray  # (n,) g·Δ
+    curvature: float  # c ≈ ∂²L/∂θ² from a central second difference, so gap ≈ ½ c Δ²
+
+
+def nudge_curve(params: dict, batch, config: GPTConfig, name: str, index, span: float, n: int = 41,
+                h: float = 1e-3) -> NudgeCurve:
+    """Sweep Δ over ``n`` points of [−span, span]: actual ΔL, g·Δ and the curvature c (one forward per point)."""
+    idx = entry_index(params, name, index)
+    if not span > 0:
+        raise ValueError(f"span must be positive, got {span}")
+    if n < 3:
+        raise ValueError(f"a curve needs at least 3 points, got n = {n}")
+    loss, grads, _ = gpt_loss_and_grads(params, batch, config)
+    grad = float(grads[name][idx])
+    deltas = np.linspace(-span, span, n)  # (n,)
+    actual = np.array([nudged_loss(params, batch, config, name, idx, d) for d in deltas]) - loss  # (n,)
+    # second difference (L(+h) - 2 L + L(-h)) / h^2: O(h^2) truncation, round-off ~1e-16 / h^2 = 1e-10
+    up = nudged_loss(params, batch, config, name, idx, h)
+    down = nudged_loss(params, batch, config, name, idx, -h)
+    curvature = (up - 2.0 * loss + down) / h**2
+    return NudgeCurve(deltas, actual, grad * deltas, float(curvature))
+
+
+def entry_label(name: str, index: tuple[int, ...]) -> str:
+    """The entry as the book's math counts it (from 1): ``W_out, row 1, column 4`` for NumPy's ``W_out[0, 3]``."""
+    if len(index) == 1:
+        return f"{name}, entry {index[0] + 1}"
+    if len(index) == 2:
+        return f"{name}, row {index[0] + 1}, column {index[1] + 1}"
+    return f"{name}[{', '.join(str(i + 1) for i in index)}]"
+
+
+def draw_nudge(fig, state: NudgeState, curve: NudgeCurve) -> None:
+    """Left: actual ΔL and g·Δ against Δ, the current Δ marked. Right: their gap against Δ, with ½ c Δ²."""
+    ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 2]})
+    ax.plot(curve.deltas, curve.actual, color="tab:blue", lw=1.8, label="actual ΔL")
+    ax.plot(curve.deltas, curve.predicted, color="tab:orange", lw=1.4, ls="--", label="prediction g·Δ")
+    ax.axvline(state.delta, color="gray", lw=0.8, ls=":")
+    ax.plot([state.delta], [state.actual], "o", color="tab:blue")
+    ax.plot([state.delta], [state.predicted], "s", color="tab:orange")
+    ax.axhline(0, color="gray", lw=0.6)
+    ax.set_xlabel(f"nudge Δ of {entry_label(state.name, state.index)}")
+    ax.set_ylabel("change of the loss (nats)")
+    ax.set_title(f"ΔL = {state.actual:+.4f}   g·Δ = {state.predicted:+.4f}", fontsize=9)
+    ax.legend(loc="best", fontsize=7, frameon=False)
+    gap = curve.actual - curve.predicted  # (n,)
+    ax2.plot(curve.deltas, gap, color="tab:purple", lw=1.8, label="gap ΔL − g·Δ")
+    ax2.plot(curve.deltas, 0.5 * curve.curvature * curve.deltas**2, color="black", lw=1.0, ls=":",
+             label="½ c Δ²")
+    ax2.plot([state.delta], [state.gap], "o", color="tab:purple")
+    ax2.axhline(0, color="gray", lw=0.6)
+    ax2.set_xlabel("nudge Δ")
+    ax2.set_ylabel("gap (nats)")
+    ax2.set_title(f"gap = {state.gap:+.5f}", fontsize=9)
+    ax2.legend(loc="best", fontsize=7, frameon=False)
+    fig.subplots_adjust(left=0.1, right=0.98, bottom=0.17, top=0.80, wspace=0.42)
+
+
+def nudge_view(params: dict, batch, config: GPTConfig, name: str, index, span: float, n: int = 41):
+    """Return ``draw(fig, setting)`` with ``setting = {"delta": Δ}``; the Δ sweep is computed once, here."""
+    curve = nudge_curve(params, batch, config, name, index, span, n)
+
+    def draw(fig, setting: dict) -> None:
+        draw_nudge(fig, nudge_state(params, batch, config, name, index, setting["delta"]), curve)
+
+    return draw

@@ -1,0 +1,88 @@
+"""Tests for byhand.views.fdstep: forward and central differences of the GPT loss, and how their errors scale with h."""
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from byhand.gpt import GPTConfig, gpt_forward, init_gpt_params
+from byhand.views.fdstep import fd_curve, fd_state, fd_view
+
+CONFIG = GPTConfig(vocab_size=7, context=4, d_model=8, n_heads=2, n_layers=1, d_ff=16, tie_weights=False)
+BATCH = (np.array([0, 3, 5, 3]), np.array([3, 5, 3, -1]))
+
+
+def setup(seed=0):
+    rng = np.random.default_rng(seed)
+    return {k: v + 0.3 * rng.standard_normal(v.shape) for k, v in init_gpt_params(CONFIG, seed=seed).items()}
+
+
+def own_loss(params, name, index, delta):
+    """Oracle: mean cross-entropy by a hand-written log-sum-exp, with one entry moved."""
+    moved = {k: np.array(v, dtype=np.float64) for k, v in params.items()}
+    moved[name][index] += delta
+    logits, _ = gpt_forward(moved, BATCH[0], CONFIG)
+    ids, targets = BATCH
+    z = logits[targets >= 0]
+    top = z.max(axis=1, keepdims=True)
+    logZ = top[:, 0] + np.log(np.exp(z - top).sum(axis=1))
+    return float(np.mean(logZ - z[np.arange(len(z)), targets[targets >= 0]]))
+
+
+@pytest.mark.parametrize("name, index", [("W_out", (1, 2)), ("block0.attn.W_k", (3, 6)), ("P", (2, 0))])
+def test_differences_are_the_textbook_formulas(name, index):
+    params = setup()
+    h = 1e-3
+    s = fd_state(params, BATCH, CONFIG, name, index, h)
+    up, mid, down = (own_loss(params, name, index, d) for d in (h, 0.0, -h))
+    assert s.forward == pytest.approx((up - mid) / h, rel=1e-9)
+    assert s.central == pytest.approx((up - down) / (2 * h), rel=1e-9)
+    assert s.forward_err == pytest.approx(abs(s.forward - s.grad)) and s.central_err == abs(s.central - s.grad)
+
+
+@pytest.mark.parametrize("name, index", [("W_out", (1, 2)), ("block0.ffn.W_1", (0, 5)), ("E", (3, 1))])
+def test_truncation_errors_scale_like_h_and_h_squared(name, index):
+    params = setup(1)
+    # in the truncation regime, a 10x smaller h cuts the forward error 10x and the central error 100x
+    a, b = (fd_state(params, BATCH, CONFIG, name, index, h) for h in (1e-2, 1e-3))
+    assert a.forward_err / b.forward_err == pytest.approx(10.0, rel=0.15)
+    assert a.central_err / b.central_err == pytest.approx(100.0, rel=0.15)
+
+
+def test_the_central_difference_confirms_the_backward_at_small_h():
+    params = setup(2)
+    s = fd_state(params, BATCH, CONFIG, "block0.attn.W_q", (2, 3), 1e-6)
+    assert s.central_err <= 1e-6 * max(abs(s.grad), 1e-3)
+    assert s.central_err < s.forward_err
+
+
+def test_round_off_makes_tiny_steps_worse():
+    params = setup(3)
+    c = fd_curve(params, BATCH, CONFIG, "W_out", (0, 0), [1e-13, 1e-6])
+    assert c.central_err[0] > 100 * c.central_err[1]  # h = 1e-13: round-off dominates
+
+
+def test_curve_is_sorted_and_matches_the_state():
+    params = setup(4)
+    c = fd_curve(params, BATCH, CONFIG, "W_out", (2, 2), [1e-2, 1e-4, 1e-3])
+    np.testing.assert_array_equal(c.hs, [1e-4, 1e-3, 1e-2])
+    s = fd_state(params, BATCH, CONFIG, "W_out", (2, 2), 1e-3)
+    assert c.central_err[1] == pytest.approx(s.central_err, rel=1e-12, abs=1e-18)
+
+
+def test_bad_steps_are_refused():
+    params = setup()
+    with pytest.raises(ValueError, match="positive finite"):
+        fd_state(params, BATCH, CONFIG, "W_out", (0, 0), 0.0)
+    with pytest.raises(ValueError, match="at least 2 positive"):
+        fd_curve(params, BATCH, CONFIG, "W_out", (0, 0), [1e-3])
+    with pytest.raises(ValueError, match="unknown parameter"):
+        fd_state(params, BATCH, CONFIG, "W_x", (0, 0), 1e-3)
+
+
+def test_view_draws_a_log_log_panel():
+    params = setup()
+    fig = plt.figure()
+    fd_view(params, BATCH, CONFIG, "W_out", (0, 1), [1e-8, 1e-5, 1e-2])(fig, {"log10_h": -5})
+    (ax,) = fig.axes
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    assert ax.get_xlabel() == "step h (nudge of W_out, row 1, column 2)"
+    plt.close(fig)
