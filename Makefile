@@ -18,7 +18,7 @@ TORCH_PIN ?= torch==2.13.0
 CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
 
-.PHONY: help book test test-oracle check-html lab outputs bench vendor clean distclean
+.PHONY: help book test test-oracle check-html lab outputs bench ioi-model vendor clean distclean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/'
@@ -63,6 +63,10 @@ outputs: $(STAMP)  ## re-execute every notebook in place, to refresh the committ
 
 bench: $(TORCH_STAMP)  ## benchmarks against PyTorch CPU (see benchmarks/README.md)
 	$(BIN)/python benchmarks/bench_models.py
+	$(BIN)/python benchmarks/bench_train.py
+
+ioi-model: $(STAMP)  ## retrain the Part IV model into src/byhand/data (about 2.5 minutes; same seed, same bytes)
+	$(BIN)/python -m byhand.train_ioi --out src/byhand/data
 
 vendor:  ## refresh _vendor/ (MathJax, require.js, the widget manager) from the npm registry
 	tools/vendor.sh

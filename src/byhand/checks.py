@@ -8,6 +8,14 @@ from __future__ import annotations
 import numpy as np
 
 
+def all_finite(a: np.ndarray) -> bool:
+    """True when no entry is NaN or ±inf. Fast path: a sum is finite only if every entry is (NaN and inf propagate);
+    only when the sum is not finite (or overflowed) are the entries scanned one by one."""
+    if a.size == 0 or np.isfinite(a.sum(dtype=np.float64)):
+        return True
+    return bool(np.all(np.isfinite(a)))
+
+
 def as_float(name: str, x) -> np.ndarray:
     """Return ``x`` as a floating ndarray (float64 unless already float32/float64), refusing NaN and inf."""
     a = np.asarray(x)
@@ -15,7 +23,7 @@ def as_float(name: str, x) -> np.ndarray:
         raise ValueError(f"{name} must be numeric, got dtype {a.dtype}")
     if a.dtype not in (np.float32, np.float64):
         a = a.astype(np.float64)
-    if a.size and not np.all(np.isfinite(a)):
+    if not all_finite(a):
         raise ValueError(f"{name} contains NaN or inf")
     return a
 
@@ -59,5 +67,5 @@ def check_params(params: dict, expected: dict[str, tuple[int, ...]]) -> None:
         arr = np.asarray(params[name])
         if arr.shape != tuple(shape):
             raise ValueError(f"parameter {name} must have shape {tuple(shape)}, got {arr.shape}")
-        if not np.all(np.isfinite(arr)):
+        if arr.dtype.kind in "fc" and not all_finite(arr):
             raise ValueError(f"parameter {name} contains NaN or inf")
