@@ -24,7 +24,8 @@ def linear_forward(x, W, b=None):
     W = as_float("W", W)
     check_ndim("W", W, (2,))
     check_last_dim("x", x, W.shape[0], "d_in")
-    y = x @ W  # (..., d_out)
+    # one 2-D product over all rows at once: a stacked (B, T, d) @ W runs one product per batch entry and is slower
+    y = (x.reshape(-1, W.shape[0]) @ W).reshape(x.shape[:-1] + (W.shape[1],))  # (..., d_out)
     if b is not None:
         b = as_float("b", b)
         check_ndim("b", b, (1,))
@@ -49,7 +50,7 @@ def linear_backward(dy, cache):
     dy_rows = dy.reshape(-1, d_out)  # (N, d_out), N = all leading axes flattened
     db = dy_rows.sum(axis=0) if cache["has_b"] else None  # (d_out,)
     dW = x.reshape(-1, d_in).T @ dy_rows  # (d_in, d_out)
-    dx = dy @ W.T  # (..., d_in)
+    dx = (dy_rows @ W.T).reshape(x.shape)  # (..., d_in), as one 2-D product
     return dx, dW, db
 
 
