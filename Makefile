@@ -64,6 +64,7 @@ outputs: $(STAMP)  ## re-execute every notebook in place, to refresh the committ
 bench: $(TORCH_STAMP)  ## benchmarks against PyTorch CPU (see benchmarks/README.md)
 	$(BIN)/python benchmarks/bench_models.py
 	$(BIN)/python benchmarks/bench_train.py
+	$(BIN)/python benchmarks/bench_widgets.py
 
 ioi-model: $(STAMP)  ## retrain the Part IV model into src/byhand/data (about 2.5 minutes; same seed, same bytes)
 	$(BIN)/python -m byhand.train_ioi --out src/byhand/data
