@@ -94,7 +94,7 @@ def test_mid_checkpoint_is_unsure_but_right(recomputed):
 def test_name_mover_head_is_selective(recomputed):
     """The head whose query at the final "to" puts the most weight on IO attends to IO >= 3x as much as to S."""
     nm = recomputed["final"]["name_mover"]
-    io, s = np.array(recomputed["final"]["head_attn_io"]), np.array(recomputed["final"]["head_attn_s"])
+    io = np.array(recomputed["final"]["head_attn_io"])  # (layers, heads) mean attention to the IO name
     assert (nm["layer"], nm["head"]) == np.unravel_index(np.argmax(io), io.shape)
     assert nm["attn_io"] >= 3 * nm["attn_s"]  # S counts both of its mentions
     assert nm["attn_io"] >= 0.5

@@ -69,3 +69,11 @@ def check_params(params: dict, expected: dict[str, tuple[int, ...]]) -> None:
             raise ValueError(f"parameter {name} must have shape {tuple(shape)}, got {arr.shape}")
         if arr.dtype.kind in "fc" and not all_finite(arr):
             raise ValueError(f"parameter {name} contains NaN or inf")
+
+
+def float_params(params: dict, expected: dict[str, tuple[int, ...]]) -> dict[str, np.ndarray]:
+    """``check_params`` against the ``name -> shape`` table, then every array as float32/float64 (others become
+    float64). The models' shared entry check."""
+    check_params(params, expected)
+    arrays = {name: np.asarray(value) for name, value in params.items()}
+    return {name: a if a.dtype in (np.float32, np.float64) else as_float(name, a) for name, a in arrays.items()}

@@ -40,7 +40,7 @@ import numpy as np
 
 from byhand.activations import relu_backward, relu_forward
 from byhand.attention import causal_mask, padding_mask
-from byhand.checks import as_float, check_ids, check_last_dim, check_ndim, check_params
+from byhand.checks import as_float, check_ids, check_last_dim, check_ndim, float_params
 from byhand.embedding import embedding_backward, embedding_forward, sinusoidal_positions
 from byhand.layernorm import layernorm_backward, layernorm_forward
 from byhand.linear import linear_backward, linear_forward, residual_backward, residual_forward
@@ -118,9 +118,7 @@ def _checked(params: dict, config: EncDecConfig) -> dict[str, np.ndarray]:
     """Validate names, shapes and finiteness against the parameter table; return float arrays."""
     if not isinstance(config, EncDecConfig):
         raise ValueError(f"config must be an EncDecConfig, got {type(config).__name__}")
-    check_params(params, encdec_param_shapes(config))  # names, shapes, NaN/inf
-    arrays = {name: np.asarray(value) for name, value in params.items()}
-    return {name: a if a.dtype in (np.float32, np.float64) else as_float(name, a) for name, a in arrays.items()}
+    return float_params(params, encdec_param_shapes(config))  # names, shapes, NaN/inf
 
 
 def _add_norm(p, pre, n, x, out, config, trace, c):

@@ -36,7 +36,7 @@ import numpy as np
 
 from byhand.activations import gelu_backward, gelu_forward
 from byhand.attention import causal_mask
-from byhand.checks import as_float, check_ids, check_params
+from byhand.checks import as_float, check_ids, float_params
 from byhand.embedding import embedding_backward, embedding_forward, positions_backward, positions_forward
 from byhand.layernorm import layernorm_backward, layernorm_forward
 from byhand.linear import linear_backward, linear_forward, residual_backward, residual_forward
@@ -115,9 +115,7 @@ def _checked(params: dict, config: GPTConfig) -> dict[str, np.ndarray]:
     """Validate names, shapes and finiteness against the parameter table; return float arrays."""
     if not isinstance(config, GPTConfig):
         raise ValueError(f"config must be a GPTConfig, got {type(config).__name__}")
-    check_params(params, gpt_param_shapes(config))  # names, shapes, NaN/inf
-    arrays = {name: np.asarray(value) for name, value in params.items()}
-    return {name: a if a.dtype in (np.float32, np.float64) else as_float(name, a) for name, a in arrays.items()}
+    return float_params(params, gpt_param_shapes(config))  # names, shapes, NaN/inf
 
 
 def _block_forward(p, pre, x, mask, config, trace):

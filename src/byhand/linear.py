@@ -9,8 +9,6 @@ over every one of them.
 """
 from __future__ import annotations
 
-import numpy as np
-
 from byhand.checks import as_float, check_last_dim, check_ndim
 
 
