@@ -1,0 +1,116 @@
+"""The view behind Part IV, "Inside the trained model": one sentence, the name-moving head's row, P(IO).
+
+For each sentence b the model reads the prompt (it ends with the final "to", at position t_b) and
+
+    a_b = P[layer][b, head, t_b, :]     (T,)  the head's attention from the final "to" to every earlier token
+    p_b = softmax(z_b),  z_b = logits at t_b   (V,)  P(IO) = p_b[IO], P(S) = p_b[S]
+
+``run_sentences`` does the forward pass once for a list of sentences and one checkpoint (the slow part);
+``inside_state`` is the widget callback and only picks one sentence's numbers (microseconds);
+``draw_inside`` draws the attention row as bars, the IO name in blue and the S name in red.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..gpt import GPTConfig, gpt_forward
+from ..ioi import IOISentence, Vocab, encode_batch, tokenize
+
+
+@dataclass(frozen=True)
+class SentenceRun:
+    """One checkpoint's numbers for a list of sentences, computed in one batched forward pass (float64)."""
+
+    sentences: tuple[IOISentence, ...]  # (B,) the sentences, with their roles
+    words: tuple[tuple[str, ...], ...]  # (B,) each prompt's tokens, <bos> first
+    layer: int  # the block of the head, counted from 0
+    head: int  # the head within the block, counted from 0
+    attn: np.ndarray  # (B, T) the head's attention row from each final "to"; zero past the prompt's end
+    p_io: np.ndarray  # (B,) P(IO) at the final "to"
+    p_s: np.ndarray  # (B,) P(S) at the final "to"
+    top: tuple[str, ...]  # (B,) the most likely next word
+
+
+def run_sentences(params: dict, config: GPTConfig, vocab: Vocab, sentences, layer: int, head: int) -> SentenceRun:
+    """Run the model on every prompt at once and keep the head's final row and the two names' probabilities."""
+    sentences = tuple(sentences)
+    if not sentences:
+        raise ValueError("give at least one sentence")
+    if not (0 <= layer < config.n_layers and 0 <= head < config.n_heads):
+        raise ValueError(f"layer {layer}, head {head} is outside the model ({config.n_layers} x {config.n_heads})")
+    p64 = {k: np.asarray(v, dtype=np.float64) for k, v in params.items()}
+    ids, _ = encode_batch([x.prompt for x in sentences], vocab, eos=True)  # (B, T): the prompts, padded
+    rows = np.arange(len(sentences))
+    last = np.array([len(tokenize(x.prompt)) for x in sentences])  # (B,) position of the final "to" (<bos> is 0)
+    logits, cache = gpt_forward(p64, ids, config)  # (B, T, V)
+    z = logits[rows, last]  # (B, V)
+    p = np.exp(z - z.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)  # (B, V)
+    attn = cache["trace"][f"block{layer}.attn.P"][rows, head, last]  # (B, T)
+    io = np.array([vocab.index[x.io] for x in sentences])
+    s = np.array([vocab.index[x.s] for x in sentences])
+    words = tuple(("<bos>",) + tuple(tokenize(x.prompt)) for x in sentences)
+    top = tuple(vocab.words[i] for i in p.argmax(axis=1))
+    return SentenceRun(sentences, words, int(layer), int(head), attn, p[rows, io], p[rows, s], top)
+
+
+@dataclass(frozen=True)
+class InsideState:
+    """What the view shows for one sentence."""
+
+    label: str  # the checkpoint's name, e.g. "mid"
+    words: tuple[str, ...]  # (T_b,) the prompt's tokens, <bos> first
+    attn: np.ndarray  # (T_b,) the head's attention from the final "to"; sums to 1
+    io_pos: tuple[int, ...]  # positions of the IO name
+    s_pos: tuple[int, ...]  # positions of the S name (two mentions)
+    attn_io: float  # attention on IO
+    attn_s: float  # attention on S, both mentions
+    p_io: float  # P(IO)
+    p_s: float  # P(S)
+    top: str  # the most likely next word
+    layer: int
+    head: int
+
+
+def inside_state(runs: dict, checkpoint: str, index: int) -> InsideState:
+    """Pick sentence ``index`` from ``runs[checkpoint]`` (a SentenceRun); no model arithmetic happens here."""
+    if checkpoint not in runs:
+        raise ValueError(f"unknown checkpoint {checkpoint!r}; the runs are {sorted(runs)}")
+    run = runs[checkpoint]
+    if not 0 <= index < len(run.sentences):
+        raise ValueError(f"sentence index {index} is outside 0..{len(run.sentences) - 1}")
+    words = run.words[index]
+    x = run.sentences[index]
+    attn = run.attn[index, : len(words)]  # (T_b,)
+    io_pos = tuple(t for t, w in enumerate(words) if w == x.io)
+    s_pos = tuple(t for t, w in enumerate(words) if w == x.s)
+    return InsideState(checkpoint, words, attn, io_pos, s_pos, float(attn[list(io_pos)].sum()),
+                       float(attn[list(s_pos)].sum()), float(run.p_io[index]), float(run.p_s[index]),
+                       run.top[index], run.layer, run.head)
+
+
+def draw_inside(fig, state: InsideState) -> None:
+    """The head's attention row as one bar per token: IO blue, S red, the rest grey; P(IO) in the title."""
+    ax = fig.subplots()
+    n = len(state.words)
+    colors = np.full(n, "tab:gray", dtype=object)
+    colors[list(state.io_pos)] = "tab:blue"
+    colors[list(state.s_pos)] = "tab:red"
+    ax.bar(np.arange(n), state.attn, color=colors)
+    ax.set_xticks(np.arange(n))
+    ax.set_xticklabels(state.words, rotation=60, ha="right", fontsize=7)
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("attention from the final “to”")
+    ax.set_title(f"{state.label} checkpoint, head {state.layer}.{state.head}: on IO {state.attn_io:.2f}, "
+                 f"on S {state.attn_s:.2f}  |  P(IO) = {state.p_io:.3f}, top word “{state.top}”", fontsize=8)
+    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.32, top=0.88)
+
+
+def inside_view(runs: dict):
+    """Return ``draw(fig, setting)``; ``setting`` has keys "sentence" (an index) and "checkpoint" (a key of runs)."""
+    def draw(fig, setting: dict) -> None:
+        draw_inside(fig, inside_state(runs, setting["checkpoint"], setting["sentence"]))
+
+    return draw
