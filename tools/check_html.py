@@ -73,17 +73,20 @@ def check_page(page, base: str, rel: str, chapters: list[str], problems: list[st
     page.on("pageerror", lambda e: errors.append(str(e)))
 
     def route(r):
-        if r.request.url.startswith(base):
-            r.continue_()
-        else:
-            blocked.append(r.request.url)
-            r.abort()
+        try:
+            if r.request.url.startswith(base):
+                r.continue_()
+            else:
+                blocked.append(r.request.url)
+                r.abort()
+        except Exception:  # noqa: BLE001 - the page navigated away while the request was pending
+            pass
 
     page.route("**/*", route)
     page.goto(base + rel, wait_until="load")
     # MathJax typesets after load; wait for it when the page has math
     page.wait_for_function("() => !window.MathJax || (MathJax.startup && MathJax.startup.promise)", timeout=20000)
-    page.evaluate("() => window.MathJax ? MathJax.startup.promise : null")
+    page.evaluate("() => (window.MathJax && MathJax.startup && MathJax.startup.promise) || null")
     html = (SITE / rel).read_text(errors="replace")
     has_widgets = "application/vnd.jupyter.widget-state+json" in html
     if has_widgets:
@@ -94,7 +97,11 @@ def check_page(page, base: str, rel: str, chapters: list[str], problems: list[st
     page.wait_for_timeout(300)
     found = []
 
-    text = page.inner_text("article") if page.query_selector("article") else page.inner_text("body")
+    # the reader's text: the article without code listings, where TeX source is legitimate
+    text = page.evaluate("""() => {
+        const root = (document.querySelector('article') || document.body).cloneNode(true);
+        root.querySelectorAll('pre, code, .highlight, script, style').forEach(n => n.remove());
+        return root.innerText; }""")
     tex = RAW_TEX.findall(text)
     if tex:
         found.append(f"raw TeX left in the text ({len(tex)}x, e.g. {tex[0]!r})")
@@ -147,7 +154,8 @@ def main() -> int:
     SHOTS.mkdir(parents=True, exist_ok=True)
     chapters = toc_pages()
     pages = sorted(str(p.relative_to(SITE)) for p in SITE.rglob("*.html")
-                   if "_static" not in p.parts and "_sources" not in p.parts and p.name not in SKIP)
+                   if "_static" not in p.parts and "_sources" not in p.parts and p.name not in SKIP
+                   and 'http-equiv="Refresh"' not in p.read_text(errors="replace"))  # not the root redirect
     server, base = serve()
     problems: list[str] = []
     try:
