@@ -1,0 +1,97 @@
+"""The view behind Part I, "Backpropagation": the gradient on the residual stream, layer by layer, at one position.
+
+In a pre-LN block the stream passes two additions, res1 = x + attn(LN1(x)) and res2 = res1 + ffn(LN2(res1)).
+Backward, an addition hands its incoming gradient to both inputs unchanged, so
+
+    d res1 = d res2 + (ffn branch's part),      d x = d res1 + (attention branch's part)
+
+and the gradient at the bottom of the stack is the gradient at the top plus every branch's part (a telescoping
+sum). ``stream_grads`` reads the stream's gradients out of ``gpt_loss_and_grads``' trace once; ``stream_state``
+is the widget callback (one position t: norms of the stream gradient and of each branch's part, microseconds);
+``backprop_view`` returns ``draw(fig, setting)`` with ``setting = {"t": position}``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from matplotlib.colors import LogNorm
+
+
+@dataclass(frozen=True)
+class StreamGrads:
+    """dloss/d(residual stream) at every stage from the top of the stack to x0, and each branch's part."""
+
+    stages: tuple[str, ...]  # (S,) trace names, top first: "block{L-1}.res2", "block{L-1}.res1", ..., "x0"
+    stream: np.ndarray  # (S, T, d_model) the gradient on the stream at each stage
+    branch: np.ndarray  # (S - 1, T, d_model) stream[s + 1] − stream[s]: what the sublayer between them added
+
+
+def stream_grads(gtrace: dict, n_layers: int) -> StreamGrads:
+    """Collect the stream's gradients from a backward trace of an unbatched (T,) input."""
+    names = []
+    for i in reversed(range(n_layers)):
+        names += [f"block{i}.res2", f"block{i}.res1"]
+    names.append("x0")
+    stream = np.stack([np.asarray(gtrace["d" + n], dtype=np.float64) for n in names])  # (S, T, d_model)
+    if stream.ndim != 3:
+        raise ValueError(f"expected an unbatched trace with (T, d_model) gradients, got {stream.shape[1:]}")
+    return StreamGrads(tuple(names), stream, np.diff(stream, axis=0))
+
+
+@dataclass(frozen=True)
+class StreamState:
+    """The norms at one position t."""
+
+    t: int
+    stream_norm: np.ndarray  # (S,) |d stream| at each stage, top first
+    branch_norm: np.ndarray  # (S - 1,) |branch part| added between stage s and s + 1
+    skip_share: float  # |d top| / |d x0| at t (0 where nothing arrives)
+
+
+def stream_state(sg: StreamGrads, t: int) -> StreamState:
+    """Norms of the stream gradient and of every branch's part at position ``t``."""
+    T = sg.stream.shape[1]
+    if not (0 <= int(t) < T):
+        raise ValueError(f"t must be in [0, {T}), got {t!r}")
+    t = int(t)
+    s = np.linalg.norm(sg.stream[:, t], axis=-1)  # (S,)
+    b = np.linalg.norm(sg.branch[:, t], axis=-1)  # (S - 1,)
+    return StreamState(t, s, b, float(s[0] / s[-1]) if s[-1] > 0 else 0.0)
+
+
+def draw_stream(fig, st: StreamState, sg: StreamGrads, words=None) -> None:
+    """Left: |d stream| down the stack at position t, with each branch's part. Right: |d stream| for every position."""
+    ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 2]})
+    S = len(sg.stages)
+    ax.plot(np.arange(S), st.stream_norm, "o-", color="black", lw=1.6, label="stream gradient")
+    ax.bar(np.arange(S - 1) + 0.5, st.branch_norm, width=0.5, color="tab:orange", alpha=0.8,
+           label="part added by the branch")
+    ax.set_xticks(np.arange(S))
+    ax.set_xticklabels([n.replace("block", "b") for n in sg.stages], rotation=45, fontsize=7, ha="right")
+    ax.set_ylabel("norm of dloss/d(stream)")
+    word = f" ({words[st.t]})" if words is not None else ""
+    ax.set_title(f"position t = {st.t}{word}", fontsize=9)
+    ax.legend(fontsize=7, frameon=False, loc="upper left")
+    ax.set_ylim(0, 1.15 * max(st.stream_norm.max(), st.branch_norm.max(), 1e-12))
+    norms = np.linalg.norm(sg.stream, axis=-1)  # (S, T)
+    shown = np.ma.masked_less_equal(norms, 0.0)  # no gradient at all: left blank
+    im = ax2.imshow(shown, aspect="auto", cmap="viridis", norm=LogNorm(vmin=max(shown.max() * 1e-3, 1e-12),
+                                                                     vmax=max(shown.max(), 1e-12)))
+    fig.colorbar(im, ax=ax2, fraction=0.08, pad=0.03).ax.tick_params(labelsize=6)
+    ax2.axvline(st.t, color="white", lw=1.0)
+    ax2.set_yticks(np.arange(S))
+    ax2.set_yticklabels([n.replace("block", "b") for n in sg.stages], fontsize=7)
+    ax2.set_xlabel("position t")
+    ax2.set_title("norm at every position (log colour)", fontsize=9)
+    fig.subplots_adjust(left=0.1, right=0.98, bottom=0.27, top=0.88, wspace=0.45)
+
+
+def backprop_view(gtrace: dict, n_layers: int, words=None):
+    """Return ``draw(fig, setting)``; the stream's gradients are collected once, here."""
+    sg = stream_grads(gtrace, n_layers)
+
+    def draw(fig, setting: dict) -> None:
+        draw_stream(fig, stream_state(sg, setting["t"]), sg, words)
+
+    return draw

@@ -1,0 +1,122 @@
+"""The view behind Part I, "Derivatives": nudge one logit by h and watch the secant turn into the tangent.
+
+The loss of the right word a, seen as a function of one logit z_j with every other logit held fixed, is
+
+    L(x) = log Σ_i exp(z_i) − z_a     with z_j replaced by x;     dL/dz_j = p_j − y_j
+
+(y is 1 at a and 0 elsewhere). A nudge of size h gives the forward difference (L(x+h) − L(x)) / h, with an
+error of order h, and the central difference (L(x+h) − L(x−h)) / 2h, with an error of order h². Below some h,
+rounding in L (about 1e-16 relative) divided by h takes over. ``secant_state`` is the widget callback (pure,
+microseconds); ``error_curve`` sweeps h once for the right panel; ``derivative_view`` returns ``draw(fig, setting)``
+with ``setting = {"h": h}``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+def loss_of_logit(z, a: int, j: int, x) -> np.ndarray:
+    """L(x) = logsumexp(z with z_j = x) − (z with z_j = x)_a, for every entry of ``x`` (float64, stable)."""
+    z = np.asarray(z, dtype=np.float64)  # (V,)
+    x = np.asarray(x, dtype=np.float64)  # (...)
+    if z.ndim != 1 or not (0 <= a < z.size and 0 <= j < z.size):
+        raise ValueError("z must be 1-D and a, j valid indices into it")
+    zz = np.broadcast_to(z, x.shape + z.shape).copy()  # (..., V)
+    zz[..., j] = x
+    top = zz.max(axis=-1, keepdims=True)  # (..., 1) subtracted so that exp never overflows
+    lse = top[..., 0] + np.log(np.exp(zz - top).sum(axis=-1))  # (...)
+    return lse - zz[..., a]
+
+
+def exact_slope(z, a: int) -> np.ndarray:
+    """dL/dz = p − y for every logit at once (V,)."""
+    z = np.asarray(z, dtype=np.float64)
+    p = np.exp(z - z.max())
+    p /= p.sum()
+    p[a] -= 1.0
+    return p
+
+
+@dataclass(frozen=True)
+class SecantState:
+    """One nudge of size h of logit j, and the slopes it gives."""
+
+    h: float  # the nudge
+    x0: float  # z_j before the nudge
+    loss0: float  # L(x0)
+    loss_plus: float  # L(x0 + h)
+    loss_minus: float  # L(x0 − h)
+    forward: float  # (L(x0 + h) − L(x0)) / h
+    central: float  # (L(x0 + h) − L(x0 − h)) / 2h
+    exact: float  # p_j − y_j
+
+    @property
+    def forward_error(self) -> float:
+        return abs(self.forward - self.exact)
+
+    @property
+    def central_error(self) -> float:
+        return abs(self.central - self.exact)
+
+
+def secant_state(z, a: int, j: int, h: float) -> SecantState:
+    """Nudge z_j by ±h and compute both difference quotients and the exact slope p_j − y_j."""
+    if not (np.isfinite(h) and h > 0):
+        raise ValueError(f"h must be a finite number > 0, got {h!r}")
+    x0 = float(np.asarray(z, dtype=np.float64)[j])
+    l0, lp, lm = loss_of_logit(z, a, j, [x0, x0 + h, x0 - h])
+    return SecantState(float(h), x0, float(l0), float(lp), float(lm), float((lp - l0) / h),
+                       float((lp - lm) / (2 * h)), float(exact_slope(z, a)[j]))
+
+
+@dataclass(frozen=True)
+class ErrorCurve:
+    """|difference quotient − exact slope| over a sweep of h, for both quotients."""
+
+    hs: np.ndarray  # (n,) nudges, increasing
+    forward: np.ndarray  # (n,) error of the forward difference
+    central: np.ndarray  # (n,) error of the central difference
+
+
+def error_curve(z, a: int, j: int, hs) -> ErrorCurve:
+    """The error of both quotients at every h in ``hs`` (sorted increasing)."""
+    hs = np.sort(np.asarray(hs, dtype=np.float64))
+    states = [secant_state(z, a, j, h) for h in hs]
+    return ErrorCurve(hs, np.array([s.forward_error for s in states]), np.array([s.central_error for s in states]))
+
+
+def draw_secant(fig, s: SecantState, z, a: int, j: int, curve: ErrorCurve, word: str = "z_j") -> None:
+    """Left: L against z_j with the tangent and the forward secant. Right: error against h on log axes."""
+    ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 2]})
+    xs = np.linspace(s.x0 - 2.5, s.x0 + 2.5, 201)  # (201,)
+    ax.plot(xs, loss_of_logit(z, a, j, xs), color="black", lw=1.6, label="loss L")
+    ax.plot(xs, s.loss0 + s.exact * (xs - s.x0), color="tab:blue", lw=1.2, label=f"tangent, slope {s.exact:.4f}")
+    ax.plot(xs, s.loss0 + s.forward * (xs - s.x0), color="tab:red", lw=1.2, ls="--",
+            label=f"secant, slope {s.forward:.4f}")
+    ax.plot([s.x0, s.x0 + s.h], [s.loss0, s.loss_plus], "o", color="tab:red", ms=4)
+    ax.set_xlabel(f"logit of {word} (nats)")
+    ax.set_ylabel("loss (nats)")
+    lo = loss_of_logit(z, a, j, xs)
+    ax.set_ylim(lo.min() - 0.3, lo.max() + 0.3)
+    ax.legend(fontsize=7, frameon=False, loc="upper right")
+    ax.set_title(f"h = {s.h:.3g}: the secant is off by {s.forward_error:.2g}", fontsize=9)
+    ax2.loglog(curve.hs, curve.forward, color="tab:red", lw=1.2, label="forward")
+    ax2.loglog(curve.hs, curve.central, color="tab:purple", lw=1.2, label="central")
+    ax2.axvline(s.h, color="gray", lw=0.8)
+    ax2.set_xlabel("nudge h")
+    ax2.set_ylabel("|error of the slope|")
+    ax2.legend(fontsize=7, frameon=False, loc="lower right")
+    fig.subplots_adjust(left=0.1, right=0.98, bottom=0.17, top=0.84, wspace=0.35)
+
+
+def derivative_view(z, a: int, j: int, hs, word: str = "z_j"):
+    """Return ``draw(fig, setting)`` for logit j of ``z`` (right word a); the error curve over ``hs`` is swept once."""
+    z = np.asarray(z, dtype=np.float64).copy()
+    curve = error_curve(z, a, j, hs)
+
+    def draw(fig, setting: dict) -> None:
+        draw_secant(fig, secant_state(z, a, j, setting["h"]), z, a, j, curve, word)
+
+    return draw

@@ -1,0 +1,112 @@
+"""The view behind Part I, "Learning": one gradient step θ ← θ − η·g, and the loss it lands on, against η.
+
+The gradient g of the loss at θ is computed once. For each learning rate η the step costs one forward pass:
+
+    L(η) = loss at θ − η·g,       L(0) − η·|g|²   (the straight line the slope at η = 0 predicts)
+
+For small η the loss falls along the straight line; past the best η it climbs back and, for large η, ends above
+where it started (overshoot). ``step_state`` is the widget callback (one forward, a few ms); ``line_curve`` sweeps η
+once; ``learning_view`` returns ``draw(fig, setting)`` with ``setting = {"eta": η}``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..gpt import GPTConfig, gpt_forward
+
+
+def step(params: dict, grads: dict, eta: float) -> dict:
+    """θ − η·g for every parameter (new arrays; the inputs are not modified)."""
+    if not np.isfinite(eta):
+        raise ValueError(f"eta must be finite, got {eta!r}")
+    return {name: params[name] - eta * grads[name] for name in params}
+
+
+def final_probs(params: dict, ids, config: GPTConfig) -> np.ndarray:
+    """P(next word) at the last position of ``ids`` (T,), stable softmax in float64 (V,)."""
+    z = np.asarray(gpt_forward(params, ids, config)[0][-1], dtype=np.float64)  # (V,)
+    e = np.exp(z - z.max())
+    return e / e.sum()
+
+
+@dataclass(frozen=True)
+class StepState:
+    """One step of size η: the loss and P(right word) before and after, and the straight-line prediction."""
+
+    eta: float
+    loss_before: float  # L(θ) = −log p_a
+    loss_after: float  # L(θ − η g)
+    predicted: float  # L(θ) − η |g|²
+    p_before: float  # p_a at θ
+    p_after: float  # p_a at θ − η g
+
+
+def grad_norm2(grads: dict) -> float:
+    """|g|², summed over every entry of every parameter."""
+    return float(sum(np.sum(np.asarray(g, dtype=np.float64) ** 2) for g in grads.values()))
+
+
+def step_state(params: dict, grads: dict, ids, a: int, config: GPTConfig, eta: float,
+               p_before: float | None = None, g2: float | None = None) -> StepState:
+    """Take one step of size η and measure; pass ``p_before`` and ``g2`` (precomputed) to need one forward only."""
+    if p_before is None:
+        p_before = float(final_probs(params, ids, config)[a])
+    if g2 is None:
+        g2 = grad_norm2(grads)
+    p_after = float(final_probs(step(params, grads, eta), ids, config)[a])
+    loss_before = -np.log(p_before)
+    return StepState(float(eta), float(loss_before), float(-np.log(p_after)), float(loss_before - eta * g2),
+                     float(p_before), p_after)
+
+
+@dataclass(frozen=True)
+class LineCurve:
+    """The loss along the gradient direction: L(θ − η g) for a sweep of η."""
+
+    etas: np.ndarray  # (n,) increasing, starting at 0
+    loss: np.ndarray  # (n,)
+    g2: float  # |g|²
+
+
+def line_curve(params: dict, grads: dict, ids, a: int, config: GPTConfig, etas) -> LineCurve:
+    """One forward per η in ``etas``."""
+    etas = np.sort(np.asarray(etas, dtype=np.float64))
+    loss = [-np.log(final_probs(step(params, grads, e), ids, config)[a]) for e in etas]
+    return LineCurve(etas, np.array(loss), grad_norm2(grads))
+
+
+def draw_step(fig, s: StepState, curve: LineCurve, word: str = "the right word") -> None:
+    """Left: loss against η with the straight line and the chosen step. Right: P(word) before and after."""
+    ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 1.3]})
+    ax.plot(curve.etas, curve.loss, color="black", lw=1.6, label="loss after one step")
+    line = s.loss_before - curve.etas * curve.g2
+    keep = line > -0.5
+    ax.plot(curve.etas[keep], line[keep], color="tab:blue", lw=1.0, ls="--", label="straight line L − η|g|²")
+    ax.axhline(s.loss_before, color="gray", lw=0.8, ls=":", label="before the step")
+    ax.plot([s.eta], [s.loss_after], "o", color="tab:red" if s.loss_after > s.loss_before else "tab:green")
+    ax.axvline(s.eta, color="gray", lw=0.6)
+    ax.set_ylim(-0.05, max(curve.loss.max(), s.loss_after) * 1.1)
+    ax.set_xlabel("learning rate η")
+    ax.set_ylabel("loss −log p (nats)")
+    ax.legend(fontsize=7, frameon=False, loc="upper left")
+    verdict = "overshoot" if s.loss_after > s.loss_before else "downhill"
+    ax.set_title(f"η = {s.eta:.4f}: loss {s.loss_before:.3f} → {s.loss_after:.3f} ({verdict})", fontsize=9)
+    ax2.bar(["before", "after"], [s.p_before, s.p_after], color=["tab:gray", "tab:green"
+                                                                    if s.p_after > s.p_before else "tab:red"])
+    ax2.set_ylim(0, 1)
+    ax2.set_ylabel(f"P({word})")
+    ax2.set_title(f"{s.p_before:.3f} → {s.p_after:.3f}", fontsize=9)
+    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.17, top=0.86, wspace=0.4)
+
+
+def learning_view(params: dict, grads: dict, ids, a: int, config: GPTConfig, etas, word: str = "the right word"):
+    """Return ``draw(fig, setting)``; the curve over ``etas``, |g|² and P before are computed once, here."""
+    curve = line_curve(params, grads, ids, a, config, etas)
+    p0 = float(final_probs(params, ids, config)[a])
+
+    def draw(fig, setting: dict) -> None:
+        draw_step(fig, step_state(params, grads, ids, a, config, setting["eta"], p0, curve.g2), curve, word)
+
+    return draw

@@ -1,0 +1,62 @@
+"""Tests for byhand.views.backprop: the residual stream's gradients read from a real backward trace."""
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from byhand.gpt import GPTConfig, gpt_forward, gpt_loss_and_grads, init_gpt_params
+from byhand.views.backprop import backprop_view, stream_grads, stream_state
+
+CONFIG = GPTConfig(vocab_size=7, context=5, d_model=8, n_heads=2, n_layers=2, d_ff=16)
+IDS = np.array([0, 3, 5, 2, 4])
+TARGETS = np.array([-1, -1, -1, -1, 6])
+
+
+def setup():
+    rng = np.random.default_rng(0)
+    params = {k: v + 0.3 * rng.standard_normal(v.shape) for k, v in init_gpt_params(CONFIG, seed=0).items()}
+    _, _, trace = gpt_loss_and_grads(params, (IDS, TARGETS), CONFIG)
+    return params, trace
+
+
+def test_stages_and_telescoping_sum():
+    _, trace = setup()
+    sg = stream_grads(trace, 2)
+    assert sg.stages == ("block1.res2", "block1.res1", "block0.res2", "block0.res1", "x0")
+    np.testing.assert_allclose(sg.stream[0] + sg.branch.sum(axis=0), trace["dx0"], atol=1e-14)
+    np.testing.assert_allclose(sg.stream[2], sg.stream[1] + sg.branch[1])
+
+
+def test_stream_gradient_matches_a_nudge_of_x0():
+    params, trace = setup()
+    sg = stream_grads(trace, 2)
+    # nudge the position embedding at (t, k): x0[t, k] moves by the same amount
+    t, k, h = 2, 3, 1e-5
+
+    def loss(P):
+        z = gpt_forward({**params, "P": P}, IDS, CONFIG)[0][-1]
+        return float(np.log(np.exp(z - z.max()).sum()) + z.max() - z[6])
+
+    Pp, Pm = params["P"].copy(), params["P"].copy()
+    Pp[t, k] += h
+    Pm[t, k] -= h
+    assert (loss(Pp) - loss(Pm)) / (2 * h) == pytest.approx(sg.stream[-1, t, k], rel=1e-5, abs=1e-9)
+
+
+def test_state_norms_and_bad_t():
+    _, trace = setup()
+    sg = stream_grads(trace, 2)
+    st = stream_state(sg, 4)
+    np.testing.assert_allclose(st.stream_norm, np.linalg.norm(sg.stream[:, 4], axis=-1))
+    assert st.branch_norm.shape == (4,)
+    assert stream_state(sg, 0).stream_norm[0] == 0.0  # only the last position is scored: nothing at the top of t=0
+    with pytest.raises(ValueError):
+        stream_state(sg, 5)
+
+
+def test_draw_runs():
+    _, trace = setup()
+    draw = backprop_view(trace, 2, words=list("abcde"))
+    fig = plt.figure()
+    draw(fig, {"t": 4})
+    assert len(fig.axes) == 3  # two panels and the colour bar
+    plt.close(fig)

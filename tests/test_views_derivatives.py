@@ -1,0 +1,65 @@
+"""Tests for byhand.views.derivatives: the loss as a function of one logit, its difference quotients and p − y."""
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from byhand.views.derivatives import derivative_view, error_curve, exact_slope, loss_of_logit, secant_state
+
+Z = np.array([2.0, -1.0, 0.5, 3.0, -2.5])
+A = 3
+
+
+def naive_loss(z, a):
+    return float(np.log(np.sum(np.exp(z))) - z[a])
+
+
+def test_loss_of_logit_matches_naive_formula():
+    for j in range(Z.size):
+        for x in (-3.0, 0.0, 1.7):
+            z = Z.copy()
+            z[j] = x
+            assert loss_of_logit(Z, A, j, x) == pytest.approx(naive_loss(z, A), abs=1e-13)
+
+
+def test_loss_of_logit_is_stable_for_huge_logits():
+    z = Z + 1000.0
+    assert loss_of_logit(z, A, 0, z[0]) == pytest.approx(naive_loss(Z, A), abs=1e-12)
+
+
+def test_exact_slope_is_p_minus_y_and_sums_to_zero():
+    p = np.exp(Z) / np.exp(Z).sum()
+    y = np.eye(Z.size)[A]
+    np.testing.assert_allclose(exact_slope(Z, A), p - y, atol=1e-15)
+    assert exact_slope(Z, A).sum() == pytest.approx(0.0, abs=1e-15)
+
+
+def test_quotients_converge_at_their_orders():
+    for j in range(Z.size):
+        s1, s2 = secant_state(Z, A, j, 1e-2), secant_state(Z, A, j, 1e-3)
+        assert s1.central_error < 1e-5 and s1.forward_error < 1e-2
+        # forward error ~ h (ratio ~10), central ~ h² (ratio ~100)
+        assert 5 < s1.forward_error / s2.forward_error < 20
+        assert 50 < s1.central_error / s2.central_error < 200
+
+
+def test_state_fields_and_bad_h():
+    s = secant_state(Z, A, 1, 0.5)
+    assert s.loss_plus == pytest.approx(loss_of_logit(Z, A, 1, Z[1] + 0.5))
+    assert s.forward == pytest.approx((s.loss_plus - s.loss0) / 0.5)
+    with pytest.raises(ValueError):
+        secant_state(Z, A, 1, 0.0)
+
+
+def test_roundoff_makes_tiny_h_worse():
+    c = error_curve(Z, A, A, np.logspace(-14, 0, 57))
+    best = c.hs[np.argmin(c.forward)]
+    assert 1e-10 < best < 1e-5  # round-off on the left, truncation on the right
+    assert c.forward[0] > c.forward.min() * 100
+
+
+def test_draw_runs():
+    draw = derivative_view(Z, A, A, np.logspace(-12, 0, 25), word="Mary")
+    fig = plt.figure()
+    draw(fig, {"h": 1.0})
+    assert len(fig.axes) == 2
+    plt.close(fig)

@@ -1,0 +1,76 @@
+"""Tests for byhand.views.learning: one gradient step of a small GPT, measured against an independent loss."""
+import time
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from byhand.gpt import GPTConfig, gpt_forward, gpt_loss_and_grads, init_gpt_params
+from byhand.views.learning import grad_norm2, learning_view, line_curve, step, step_state
+
+CONFIG = GPTConfig(vocab_size=7, context=5, d_model=8, n_heads=2, n_layers=1, d_ff=16)
+IDS = np.array([0, 3, 5, 2, 4])
+A = 6
+
+
+def setup(seed=0):
+    rng = np.random.default_rng(seed)
+    params = {k: v + 0.3 * rng.standard_normal(v.shape) for k, v in init_gpt_params(CONFIG, seed=seed).items()}
+    targets = np.full(IDS.size, -1)
+    targets[-1] = A
+    loss, grads, _ = gpt_loss_and_grads(params, (IDS, targets), CONFIG)
+    return params, grads, loss
+
+
+def own_loss(params):
+    z = gpt_forward(params, IDS, CONFIG)[0][-1]
+    return float(np.log(np.exp(z - z.max()).sum()) + z.max() - z[A])
+
+
+def test_step_is_theta_minus_eta_g_and_pure():
+    params, grads, _ = setup()
+    before = {k: v.copy() for k, v in params.items()}
+    new = step(params, grads, 0.1)
+    for k in params:
+        np.testing.assert_array_equal(params[k], before[k])
+        np.testing.assert_allclose(new[k], before[k] - 0.1 * grads[k])
+
+
+def test_state_matches_independent_loss():
+    params, grads, loss = setup(1)
+    s = step_state(params, grads, IDS, A, CONFIG, 0.05)
+    assert s.loss_before == pytest.approx(loss, rel=1e-10)
+    assert s.loss_after == pytest.approx(own_loss(step(params, grads, 0.05)), rel=1e-10)
+    assert s.p_after == pytest.approx(np.exp(-s.loss_after))
+    g2 = sum(float((g ** 2).sum()) for g in grads.values())
+    assert s.predicted == pytest.approx(loss - 0.05 * g2)
+
+
+def test_small_step_follows_the_straight_line():
+    params, grads, loss = setup(2)
+    g2 = grad_norm2(grads)
+    eta = 1e-4
+    s = step_state(params, grads, IDS, A, CONFIG, eta)
+    # first order: the drop is eta |g|² up to O(eta²)
+    assert (s.loss_before - s.loss_after) == pytest.approx(eta * g2, rel=1e-2)
+    assert s.loss_after < s.loss_before
+
+
+def test_curve_starts_at_loss_and_view_draws():
+    params, grads, loss = setup(3)
+    c = line_curve(params, grads, IDS, A, CONFIG, [0.2, 0.0, 0.1])
+    assert c.etas[0] == 0.0 and c.loss[0] == pytest.approx(loss, rel=1e-10)
+    draw = learning_view(params, grads, IDS, A, CONFIG, np.linspace(0, 0.5, 6), word="w")
+    fig = plt.figure()
+    draw(fig, {"eta": 0.1})
+    assert len(fig.axes) == 2
+    plt.close(fig)
+
+
+def test_state_is_fast():
+    params, grads, _ = setup(4)
+    p0, g2 = 0.5, grad_norm2(grads)
+    t = time.perf_counter()
+    for _ in range(10):
+        step_state(params, grads, IDS, A, CONFIG, 0.1, p0, g2)
+    assert (time.perf_counter() - t) / 10 < 0.05
