@@ -23,10 +23,12 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from byhand import toy_2017, toy_gpt  # noqa: E402
+from byhand import ioi, toy_2017, toy_gpt  # noqa: E402
 from byhand.attention import causal_mask  # noqa: E402
-from byhand.gpt import gpt_forward  # noqa: E402
+from byhand.gpt import gpt_forward, gpt_loss_and_grads  # noqa: E402
 from byhand.optim import AdamWConfig  # noqa: E402
+from byhand.views import backprop, derivatives, inside, learning, logs  # noqa: E402
+from byhand.views import softmax as softmax_view  # noqa: E402
 from byhand.views import (adamw, dot, embeddings, fdstep, gelu, heads, layernorm, logits, nudge,  # noqa: E402
                           params as params_view, qkv, scores, smoothing, warmup)
 
@@ -68,6 +70,28 @@ def cases():
     z = toy_2017.rounded_path().logits  # (4,) the scored position's logits
     yield ("01 dot products", "turn k, nudge k_j", lambda: dot.dot_state(q, r, 30.0, 4, 0.5),
            dot.dot_view(q, r), {"theta": 30.0, "j": 4, "delta": 0.5})
+    # Part I and IV: the trained model's mid checkpoint on the running example
+    mp, mcfg, vocab, meta = ioi.load_model("mid")
+    mids = vocab.encode(ioi.EXAMPLE)  # (T,)
+    a = int(vocab.encode("Mary", bos=False)[0])
+    words = [vocab.decode([i]) for i in range(mcfg.vocab_size)]
+    mtargets = np.full(mids.shape, -1)
+    mtargets[-1] = a  # score only the name
+    _, mgrads, mtrace = gpt_loss_and_grads(mp, (mids, mtargets), mcfg)
+    z = mtrace["logits"][-1]  # (V,) logits at the final "to"
+    p0 = float(learning.final_probs(mp, mids, mcfg)[a])
+    g2 = learning.grad_norm2(mgrads)
+    sg = backprop.stream_grads(mtrace, mcfg.n_layers)
+    nm = meta["final"]["name_mover"]
+    held = ioi.generate(10, seed=0, split="heldout")
+    runs = {"mid": inside.run_sentences(mp, mcfg, vocab, held, nm["layer"], nm["head"])}
+    yield ("02 softmax", "nudge a logit, τ", lambda: softmax_view.softmax_state(z, words, "Mark", 1.0, 1.5), None, None)
+    yield ("03 logs", "right answer", lambda: logs.logs_state(z, words, "John"), None, None)
+    yield ("04 derivatives", "step h", lambda: derivatives.secant_state(z, a, a, 1e-3), None, None)
+    yield ("05 backprop", "position", lambda: backprop.stream_state(sg, mids.size - 1), None, None)
+    yield ("06 learning", "learning rate", lambda: learning.step_state(mp, mgrads, mids, a, mcfg, 1e-3, p0, g2),
+           None, None)
+    yield ("40 inside the model", "sentence", lambda: inside.inside_state(runs, "mid", 0), None, None)
     yield ("10 toy model", "d_model", lambda: params_view.param_state(32), None, None)
     yield ("11 embeddings", "nudge an embedding", lambda: embeddings.embed_state(P, "like", 0, 0.5), None, None)
     yield ("12 qkv", "nudge x", lambda: qkv.qkv_state(tr["block0.ln1"], P["block0.attn.W_q"],
