@@ -91,6 +91,15 @@ GPT_CASES = {
 }
 
 
+def assert_matches_torch(case, loss, trace, grads, tloss, logits, tp):
+    """byhand's loss, logits and every gradient against torch's, after ``tloss.backward()``."""
+    assert_close(loss, tloss, f"{case}: loss")
+    assert_close(trace["logits"], logits, f"{case}: logits")
+    assert set(grads) == set(tp)
+    for name in tp:
+        assert_close(grads[name], tp[name].grad, f"{case}: d{name}")
+
+
 @pytest.mark.parametrize("case", list(GPT_CASES))
 def test_gpt_matches_torch(torch, case):
     cfg, shape, eps = GPT_CASES[case]
@@ -109,12 +118,7 @@ def test_gpt_matches_torch(torch, case):
     tloss = torch.nn.functional.cross_entropy(logits.reshape(-1, cfg.vocab_size), torch.tensor(targets).reshape(-1),
                                               ignore_index=-1, label_smoothing=eps)
     tloss.backward()
-
-    assert_close(loss, tloss, f"{case}: loss")
-    assert_close(trace["logits"], logits, f"{case}: logits")
-    assert set(grads) == set(params)
-    for name in params:
-        assert_close(grads[name], tp[name].grad, f"{case}: d{name}")
+    assert_matches_torch(case, loss, trace, grads, tloss, logits, tp)
     assert np.all(grads["P"][shape[-1]:] == 0.0)  # positions beyond T get no gradient
 
 
@@ -204,12 +208,7 @@ def test_encdec_matches_torch(torch, case):
     tloss = torch.nn.functional.cross_entropy(logits.reshape(-1, cfg.tgt_vocab), torch.tensor(tgt_out).reshape(-1),
                                               ignore_index=-1, label_smoothing=eps)
     tloss.backward()
-
-    assert_close(loss, tloss, f"{case}: loss")
-    assert_close(trace["logits"], logits, f"{case}: logits")
-    assert set(grads) == set(params)
-    for name in params:
-        assert_close(grads[name], tp[name].grad, f"{case}: d{name}")
+    assert_matches_torch(case, loss, trace, grads, tloss, logits, tp)
 
 
 def test_encdec_embedded_inputs_and_their_gradients(torch):

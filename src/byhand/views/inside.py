@@ -17,6 +17,7 @@ import numpy as np
 
 from ..gpt import GPTConfig, gpt_forward
 from ..ioi import IOISentence, Vocab, encode_batch, tokenize
+from ..softmax import softmax_forward
 
 
 @dataclass(frozen=True)
@@ -46,8 +47,7 @@ def run_sentences(params: dict, config: GPTConfig, vocab: Vocab, sentences, laye
     last = np.array([len(tokenize(x.prompt)) for x in sentences])  # (B,) position of the final "to" (<bos> is 0)
     logits, cache = gpt_forward(p64, ids, config)  # (B, T, V)
     z = logits[rows, last]  # (B, V)
-    p = np.exp(z - z.max(axis=1, keepdims=True))
-    p /= p.sum(axis=1, keepdims=True)  # (B, V)
+    p, _ = softmax_forward(z)  # (B, V)
     attn = cache["trace"][f"block{layer}.attn.P"][rows, head, last]  # (B, T)
     io = np.array([vocab.index[x.io] for x in sentences])
     s = np.array([vocab.index[x.s] for x in sentences])

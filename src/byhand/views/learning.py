@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..gpt import GPTConfig, gpt_forward
+from ..softmax import softmax_forward
 
 
 def step(params: dict, grads: dict, eta: float) -> dict:
@@ -27,8 +28,7 @@ def step(params: dict, grads: dict, eta: float) -> dict:
 def final_probs(params: dict, ids, config: GPTConfig) -> np.ndarray:
     """P(next word) at the last position of ``ids`` (T,), stable softmax in float64 (V,)."""
     z = np.asarray(gpt_forward(params, ids, config)[0][-1], dtype=np.float64)  # (V,)
-    e = np.exp(z - z.max())
-    return e / e.sum()
+    return softmax_forward(z)[0]  # (V,)
 
 
 @dataclass(frozen=True)

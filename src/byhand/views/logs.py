@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..checks import as_float, check_ndim
 from ..softmax import log_softmax_forward
+from .softmax import word_logits
 
 
 @dataclass(frozen=True)
@@ -35,14 +35,7 @@ class LogsState:
 
 def logs_state(z, words, answer: str) -> LogsState:
     """Call ``answer`` the right word; return its probability, its loss −log p and its rank."""
-    z = as_float("z", z)
-    check_ndim("z", z, (1,))
-    words = tuple(words)
-    if len(words) != z.shape[0]:
-        raise ValueError(f"{len(words)} words for {z.shape[0]} logits")
-    if answer not in words:
-        raise ValueError(f"unknown word {answer!r}")
-    a = words.index(answer)
+    z, words, a = word_logits(z, words, answer)
     logp, _ = log_softmax_forward(z)  # (V,)
     probs = np.exp(logp)  # (V,)
     order = np.argsort(-logp, kind="stable")  # (V,)

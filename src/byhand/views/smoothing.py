@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..checks import as_float, check_ndim
+from ..softmax import log_softmax_forward
 
 
 @dataclass(frozen=True)
@@ -31,11 +32,6 @@ class SmoothingState:
     loss_curve: np.ndarray  # (101,) the loss at each ε of eps_grid, same logits
 
 
-def _log_softmax(z: np.ndarray) -> np.ndarray:
-    s = z - z.max()  # stable: the largest logit becomes 0
-    return s - np.log(np.exp(s).sum())
-
-
 def smoothing_state(logits, target: int, eps: float = 0.1, j: int = 0, delta: float = 0.0) -> SmoothingState:
     """Add ``delta`` to logit ``j``, then compute p, the ε-smoothed target q, p - q and the loss."""
     z = as_float("logits", logits).copy()
@@ -48,7 +44,7 @@ def smoothing_state(logits, target: int, eps: float = 0.1, j: int = 0, delta: fl
     if not 0.0 <= eps < 1.0:
         raise ValueError(f"eps must be in [0, 1), got {eps}")
     z[j] += delta
-    logp = _log_softmax(z)  # (V,)
+    logp, _ = log_softmax_forward(z)  # (V,)
     p = np.exp(logp)
     onehot = np.eye(V)[target]  # (V,)
     q = (1 - eps) * onehot + eps / V

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..checks import as_float, check_ndim
+from ..softmax import softmax_forward
 
 
 def softmax_t(z, temperature: float = 1.0) -> np.ndarray:
@@ -23,8 +24,7 @@ def softmax_t(z, temperature: float = 1.0) -> np.ndarray:
     check_ndim("z", z, (1,))
     if not temperature > 0:
         raise ValueError(f"temperature must be > 0, got {temperature!r}")
-    e = np.exp((z - z.max()) / temperature)  # (V,) every exponent <= 0, the largest exactly 1
-    return e / e.sum()
+    return softmax_forward(z / temperature)[0]  # (V,) byhand's stable form: the max is subtracted first
 
 
 @dataclass(frozen=True)
@@ -44,8 +44,9 @@ class SoftmaxState:
     rest: float  # probability of every word not shown
 
 
-def softmax_state(z, words, word: str, nudge: float = 0.0, temperature: float = 1.0, top: int = 8) -> SoftmaxState:
-    """Add ``nudge`` to the logit of ``word``, apply softmax at ``temperature``; return the numbers to show."""
+def word_logits(z, words, word: str) -> tuple[np.ndarray, tuple[str, ...], int]:
+    """Check a vector of logits (V,) against its V words and find ``word``; returns (z, words, index of word).
+    Shared by the softmax and logs views."""
     z = as_float("z", z)
     check_ndim("z", z, (1,))
     words = tuple(words)
@@ -53,9 +54,14 @@ def softmax_state(z, words, word: str, nudge: float = 0.0, temperature: float = 
         raise ValueError(f"{len(words)} words for {z.shape[0]} logits")
     if word not in words:
         raise ValueError(f"unknown word {word!r}")
+    return z, words, words.index(word)
+
+
+def softmax_state(z, words, word: str, nudge: float = 0.0, temperature: float = 1.0, top: int = 8) -> SoftmaxState:
+    """Add ``nudge`` to the logit of ``word``, apply softmax at ``temperature``; return the numbers to show."""
+    z, words, w = word_logits(z, words, word)
     if top < 1:
         raise ValueError(f"top must be at least 1, got {top}")
-    w = words.index(word)
     z_new = z.copy()
     z_new[w] += nudge
     p = softmax_t(z_new, temperature)  # (V,)
