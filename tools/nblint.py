@@ -1,0 +1,121 @@
+"""Notebook hygiene for the book's chapters: `make lint`.
+
+nbval checks that each notebook's outputs come back the same; this checks how the notebooks are kept, the things a
+reader would trip over that no output comparison sees. One line per finding, exit 1 if there is any:
+
+- every chapter in _toc.yml exists, every notebook in book/ is in _toc.yml, each is valid nbformat 4;
+- executed top to bottom in one fresh kernel (execution counts 1..n), no stored errors outside `raises-exception`
+  cells, no cell tagged both `raises-exception` and `nbval-raises-exception`;
+- the first code cell is the Colab guard, and no cell edits sys.path or runs `pip` outside it;
+- widget and static-slider cells are tagged `nbval-ignore-output` (their outputs are not comparable);
+- no cell ends in a bare `glue(...)`, which prints the raw value on the page;
+- no object addresses, machine paths or over-long floats in outputs (print at most 5 decimals, or a bound);
+- no internal nicknames on the page: sources are cited by title.
+"""
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+NICKNAMES = re.compile(r"\b(the seed(?:'s|s)?\b|seeds?[ _/-]?\d{3}|the public (?:walkthrough|derivation)|"
+                       r"the derivation\b)", re.IGNORECASE)
+ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]{6,}")
+MACHINE_PATH = re.compile(r"(/home/\w|/Users/\w|/root/|/tmp/|site-packages|\.venv/)")
+# more than 6 decimals in printed text: noise digits that differ between CPUs (the sanitizer keeps 6)
+LONG_FLOAT = re.compile(r"(?<![\w.])-?\d+\.\d{7,}(?:e[+-]?\d+)?")
+WIDGET = re.compile(r"\b(interactive_view|static_slider|interact|interactive_output|widgets\.)\b")
+PIP = re.compile(r"(^|\n)\s*[!%]pip\b|\bpip install\b")
+
+
+def toc_notebooks() -> list[Path]:
+    names = re.findall(r"^\s*-\s*file:\s*(\S+)", (ROOT / "_toc.yml").read_text(), re.MULTILINE)
+    return [ROOT / n for n in names]
+
+
+def comment_text(src: str) -> str:
+    """The parts of code a reader sees as prose: comments."""
+    return "\n".join(line.split("#", 1)[1] for line in src.splitlines() if "#" in line)
+
+
+def output_text(cell) -> str:
+    parts = []
+    for out in cell.get("outputs", []):
+        if "text" in out:
+            parts.append(out["text"])
+        for mime in ("text/plain", "text/markdown", "text/latex"):
+            if mime in out.get("data", {}):
+                parts.append(out["data"][mime])
+    return "\n".join(p if isinstance(p, str) else "".join(p) for p in parts)
+
+
+def lint_notebook(path: Path) -> list[str]:
+    rel = path.relative_to(ROOT)
+    try:
+        nb = nbformat.read(path, as_version=4)
+        nbformat.validate(nb)
+    except Exception as exc:  # any parse or schema failure is one finding
+        return [f"{rel}: not a valid notebook ({type(exc).__name__}: {exc})"]
+    found = []
+    code = [(i, c) for i, c in enumerate(nb.cells) if c.cell_type == "code"]
+    counts = [c.get("execution_count") for _, c in code]
+    if counts != list(range(1, len(code) + 1)):
+        found.append(f"{rel}: execution counts are {counts[:6]}…, not 1..{len(code)}: run it top to bottom "
+                     "in a fresh kernel (make outputs)")
+    if code and "google.colab" not in code[0][1].source:
+        found.append(f"{rel}: the first code cell is not the Colab guard")
+    for i, cell in enumerate(nb.cells):
+        where = f"{rel} cell {i}"
+        tags = set(cell.metadata.get("tags", []))
+        src = cell.source
+        shown = src if cell.cell_type == "markdown" else comment_text(src) + "\n" + output_text(cell)
+        if "remove-cell" not in tags and (m := NICKNAMES.search(shown)):
+            found.append(f"{where}: internal name {m.group(0)!r} on the page; cite the source by title")
+        if cell.cell_type != "code":
+            continue
+        if "sys.path" in src:
+            found.append(f"{where}: edits sys.path; install byhand instead (pip install -e .)")
+        if PIP.search(src) and "google.colab" not in src:
+            found.append(f"{where}: installs packages outside the Colab guard")
+        if {"raises-exception", "nbval-raises-exception"} <= tags:
+            found.append(f"{where}: tagged both raises-exception and nbval-raises-exception; keep raises-exception")
+        if WIDGET.search(src) and not tags & {"nbval-ignore-output", "nbval-skip"}:
+            found.append(f"{where}: builds a widget or static slider but is not tagged nbval-ignore-output")
+        lines = [ln for ln in src.strip().splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+        if lines and re.match(r"\s*glue\(", lines[-1]) and not lines[-1].rstrip().endswith(";"):
+            found.append(f"{where}: ends in glue(...), which prints the raw value; end the line with ';'")
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "error" and "raises-exception" not in tags:
+                found.append(f"{where}: stored error ({out.get('ename')}) in a cell not tagged raises-exception")
+        if "nbval-ignore-output" in tags:
+            continue
+        text = output_text(cell)
+        if ADDRESS.search(text):
+            found.append(f"{where}: an object address in the output; show a value instead")
+        if MACHINE_PATH.search(text):
+            found.append(f"{where}: a path of this machine in the output")
+        if m := LONG_FLOAT.search(text):
+            found.append(f"{where}: {m.group(0)!r} in the output: print at most 5 decimals, or a bound (byhand.bounds)")
+    return found
+
+
+def main() -> int:
+    listed = toc_notebooks()
+    found = [f"_toc.yml: {p.relative_to(ROOT)}(.ipynb|.md) does not exist" for p in listed
+             if not p.with_suffix(".ipynb").exists() and not p.with_suffix(".md").exists()]
+    names = {p.with_suffix("").name for p in listed}
+    notebooks = sorted((ROOT / "book").glob("*.ipynb"))
+    found += [f"{p.relative_to(ROOT)}: not in _toc.yml" for p in notebooks if p.stem not in names]
+    for p in notebooks:
+        found += lint_notebook(p)
+    for line in found:
+        print(line)
+    print(f"nblint: {len(notebooks)} notebooks, {len(found)} finding(s)")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
