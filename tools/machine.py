@@ -12,6 +12,7 @@ from __future__ import annotations
 import ctypes
 import glob
 import os
+import re
 import sys
 
 import numpy as np
@@ -37,7 +38,7 @@ def main(name: str) -> int:
     core, threads = openblas()
     print(f"machine {name}: NumPy {np.__version__} dispatches to {', '.join(on) or 'baseline only'}; "
           f"OpenBLAS core {core}, {threads} thread(s)")
-    problems = [f"{f} is still on" for f in os.environ.get("NPY_DISABLE_CPU_FEATURES", "").split()
+    problems = [f"{f} is still on" for f in re.split(r"[\s,]+", os.environ.get("NPY_DISABLE_CPU_FEATURES", "")) if f
                 if __cpu_features__.get(f)]
     asked = os.environ.get("OPENBLAS_CORETYPE")
     if asked and core != "unknown" and core.lower() != asked.lower():
