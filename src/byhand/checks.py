@@ -1,9 +1,12 @@
 """Input checks shared by every module: bad input becomes a ValueError that names the problem.
 
-No chapter teaches this module; it is what makes ``byhand`` refuse NaN, wrong shapes and
-out-of-range token ids instead of silently computing nonsense.
+No chapter teaches this module; it is what makes ``byhand`` refuse NaN, wrong shapes, empty and
+too long sequences and out-of-range token ids instead of silently computing nonsense. Every message
+names the argument, what was expected and what came.
 """
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -16,15 +19,42 @@ def all_finite(a: np.ndarray) -> bool:
     return bool(np.all(np.isfinite(a)))
 
 
-def as_float(name: str, x) -> np.ndarray:
-    """Return ``x`` as a floating ndarray (float64 unless already float32/float64), refusing NaN and inf."""
-    a = np.asarray(x)
+def check_finite(name: str, a: np.ndarray, neg_inf_hint: str = "") -> None:
+    """Raise unless every entry of the float array ``a`` is finite; the message gives the first bad entry and
+    its index, and ``neg_inf_hint`` (if given) when ``a`` holds -inf."""
+    if all_finite(a):
+        return
+    index = tuple(int(i) for i in np.argwhere(~np.isfinite(a))[0])  # first NaN or inf, in C order
+    where = f" at index {index}" if index else ""
+    message = f"{name} contains NaN or inf ({a[index]}{where})"
+    if neg_inf_hint and np.any(np.isneginf(a)):
+        message += f": {neg_inf_hint}"
+    raise ValueError(message)
+
+
+def _array(name: str, x) -> np.ndarray:
+    """``np.asarray(x)``, with a ragged nested list refused by name rather than by NumPy's own words."""
+    try:
+        return np.asarray(x)
+    except (ValueError, TypeError):
+        raise ValueError(f"{name} must be a rectangular array (rows of equal length), got a ragged "
+                         f"{type(x).__name__}") from None
+
+
+def _dtype_text(x, a: np.ndarray) -> str:
+    """What came, for a message: the dtype, or the Python type when NumPy could only store objects."""
+    return f"dtype {a.dtype}" if a.dtype != object else f"{type(x).__name__} (dtype object)"
+
+
+def as_float(name: str, x, neg_inf_hint: str = "") -> np.ndarray:
+    """Return ``x`` as a floating ndarray (float64 unless already float32/float64), refusing NaN and inf
+    (``neg_inf_hint`` is added to the message when the culprit is -inf; see ``check_finite``)."""
+    a = _array(name, x)
     if a.dtype.kind not in "fiub":
-        raise ValueError(f"{name} must be numeric, got dtype {a.dtype}")
+        raise ValueError(f"{name} must be numeric, got {_dtype_text(x, a)}")
     if a.dtype not in (np.float32, np.float64):
         a = a.astype(np.float64)
-    if not all_finite(a):
-        raise ValueError(f"{name} contains NaN or inf")
+    check_finite(name, a, neg_inf_hint)
     return a
 
 
@@ -41,13 +71,40 @@ def check_last_dim(name: str, x: np.ndarray, size: int, what: str) -> None:
         raise ValueError(f"{name} must have last dimension {what} = {size}, got shape {x.shape}")
 
 
+def check_nonempty(name: str, x: np.ndarray) -> None:
+    """Raise when ``x`` has no entries (some axis of length 0)."""
+    if x.size == 0:
+        raise ValueError(f"{name} is empty, got shape {x.shape}")
+
+
+def check_int(name: str, value, low: int = 1) -> int:
+    """Return ``value`` as an int, refusing bools, floats, strings and values below ``low``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    return int(value)
+
+
+def check_instance(name: str, obj, cls: type) -> None:
+    """Raise unless ``obj`` is a ``cls`` (a config dataclass, an optimizer state)."""
+    if not isinstance(obj, cls):
+        article = "an" if cls.__name__[0] in "AEIOU" else "a"
+        raise ValueError(f"{name} must be {article} {cls.__name__}, got {type(obj).__name__}")
+
+
+def check_dict(name: str, obj) -> None:
+    """Raise unless ``obj`` is a dict (any Mapping) of name -> array, as params, grads and tensors are."""
+    if not isinstance(obj, Mapping):
+        raise ValueError(f"{name} must be a dict of name -> array, got {type(obj).__name__}")
+
+
 def check_ids(name: str, ids, vocab_size: int) -> np.ndarray:
-    """Return integer token ids as an ndarray, refusing floats, empty input and ids outside [0, vocab_size)."""
-    a = np.asarray(ids)
-    if a.dtype.kind not in "iu":
-        raise ValueError(f"{name} must be integer token ids, got dtype {a.dtype}")
+    """Return integer token ids as an ndarray, refusing empty input, floats and ids outside [0, vocab_size)."""
+    a = _array(name, ids)
+    # empty first: np.asarray([]) is float64, and "empty" is the problem to name, not the dtype
     if a.size == 0 or (a.ndim >= 1 and a.shape[-1] == 0):
-        raise ValueError(f"{name} is an empty sequence")
+        raise ValueError(f"{name} is an empty sequence (shape {a.shape})")
+    if a.dtype.kind not in "iu":
+        raise ValueError(f"{name} must be integer token ids, got {_dtype_text(ids, a)}")
     bad = (a < 0) | (a >= vocab_size)
     if np.any(bad):
         first = int(a[bad].flat[0])
@@ -55,20 +112,35 @@ def check_ids(name: str, ids, vocab_size: int) -> np.ndarray:
     return a.astype(np.int64)
 
 
+def check_sequence_ids(name: str, ids, vocab_size: int, max_len: int, limit: str) -> np.ndarray:
+    """``check_ids`` for a model's input: shape (T,) or (B, T) with 1 <= T <= max_len (``limit`` names max_len in
+    the message). A column (T, 1) with T > 1 is refused: read as (B, T) it would be T sequences of one token."""
+    a = check_ids(name, ids, vocab_size)
+    if a.ndim not in (1, 2):
+        raise ValueError(f"{name} must have shape (T,) or (B, T), got {a.shape}")
+    if a.ndim == 2 and a.shape[1] == 1 and a.shape[0] > 1:
+        raise ValueError(f"{name} has shape {a.shape}, which reads as {a.shape[0]} sequences of one token each; "
+                         f"pass one sequence as shape (T,) (ids.ravel()) or a batch as (B, T)")
+    if a.shape[-1] > max_len:
+        raise ValueError(f"{name} has {a.shape[-1]} tokens, longer than {limit}")
+    return a
+
+
 def check_params(params: dict, expected: dict[str, tuple[int, ...]]) -> None:
     """Check a params dict against the expected ``name -> shape`` table: no missing, unknown or misshapen entries."""
+    check_dict("params", params)
     unknown = sorted(set(params) - set(expected))
     if unknown:
-        raise ValueError(f"unknown parameter name(s): {', '.join(unknown)}")
+        raise ValueError(f"unknown parameter name(s): {', '.join(map(str, unknown))}")
     missing = sorted(set(expected) - set(params))
     if missing:
         raise ValueError(f"missing parameter(s): {', '.join(missing)}")
     for name, shape in expected.items():
-        arr = np.asarray(params[name])
+        arr = _array(f"parameter {name}", params[name])
         if arr.shape != tuple(shape):
             raise ValueError(f"parameter {name} must have shape {tuple(shape)}, got {arr.shape}")
-        if arr.dtype.kind in "fc" and not all_finite(arr):
-            raise ValueError(f"parameter {name} contains NaN or inf")
+        if arr.dtype.kind in "fc":
+            check_finite(f"parameter {name}", arr)
 
 
 def float_params(params: dict, expected: dict[str, tuple[int, ...]]) -> dict[str, np.ndarray]:

@@ -40,7 +40,7 @@ import numpy as np
 
 from byhand.activations import relu_backward, relu_forward
 from byhand.attention import causal_mask, padding_mask
-from byhand.checks import as_float, check_ids, check_last_dim, check_ndim, float_params
+from byhand.checks import as_float, check_instance, check_last_dim, check_ndim, check_sequence_ids, float_params
 from byhand.embedding import embedding_backward, embedding_forward, sinusoidal_positions
 from byhand.layernorm import layernorm_backward, layernorm_forward
 from byhand.linear import linear_backward, linear_forward, residual_backward, residual_forward
@@ -81,6 +81,7 @@ class EncDecConfig:
 
 def encdec_param_shapes(config: EncDecConfig) -> dict[str, tuple[int, ...]]:
     """The parameter table: name -> shape, encoder first, then decoder, then the output layer."""
+    check_instance("config", config, EncDecConfig)
     d, d_ff = config.d_model, config.d_ff
     ln = {"gamma": (d,), "beta": (d,)}
     attn = {w: (d, d) for w in _W}
@@ -116,8 +117,6 @@ def init_encdec_params(config: EncDecConfig, seed: int = 0, dtype=np.float64) ->
 
 def _checked(params: dict, config: EncDecConfig) -> dict[str, np.ndarray]:
     """Validate names, shapes and finiteness against the parameter table; return float arrays."""
-    if not isinstance(config, EncDecConfig):
-        raise ValueError(f"config must be an EncDecConfig, got {type(config).__name__}")
     return float_params(params, encdec_param_shapes(config))  # names, shapes, NaN/inf
 
 
@@ -240,7 +239,7 @@ def encdec_forward(params: dict, src_ids, tgt_ids, config: EncDecConfig, src_val
 
     X = E[ids] * sqrt(d_model) (if scale_embeddings) + sinusoidal positions, then
     ``encdec_forward_embedded``. The trace starts with "src_emb" (scaled lookup), "src_pos", "X_src",
-    "tgt_emb", "tgt_pos", "X_tgt". ValueError for empty, too long or out-of-vocabulary ids.
+    "tgt_emb", "tgt_pos", "X_tgt". ValueError for empty, too long or out-of-vocabulary ids and (T, 1) columns.
     """
     p = _checked(params, config)
     if config.d_model % 2:
@@ -249,11 +248,7 @@ def encdec_forward(params: dict, src_ids, tgt_ids, config: EncDecConfig, src_val
     trace, emb = {}, {"scale": scale}
     X = {}
     for side, ids, E in (("src", src_ids, p["E_src"]), ("tgt", tgt_ids, p["E_tgt"])):
-        ids = check_ids(f"{side}_ids", ids, E.shape[0])
-        if ids.ndim not in (1, 2):
-            raise ValueError(f"{side}_ids must have shape (T,) or (B, T), got {ids.shape}")
-        if ids.shape[-1] > config.max_len:
-            raise ValueError(f"{side}_ids has {ids.shape[-1]} tokens, longer than max_len = {config.max_len}")
+        ids = check_sequence_ids(f"{side}_ids", ids, E.shape[0], config.max_len, f"max_len = {config.max_len}")
         tok, emb[side] = embedding_forward(ids, E)  # (B, T, d_model)
         x_emb = tok * scale  # (B, T, d_model)
         pos = sinusoidal_positions(ids.shape[-1], config.d_model).astype(E.dtype)  # (T, d_model), no parameters

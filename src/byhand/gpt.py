@@ -36,7 +36,7 @@ import numpy as np
 
 from byhand.activations import gelu_backward, gelu_forward
 from byhand.attention import causal_mask
-from byhand.checks import as_float, check_ids, float_params
+from byhand.checks import as_float, check_instance, check_sequence_ids, float_params
 from byhand.embedding import embedding_backward, embedding_forward, positions_backward, positions_forward
 from byhand.layernorm import layernorm_backward, layernorm_forward
 from byhand.linear import linear_backward, linear_forward, residual_backward, residual_forward
@@ -76,6 +76,7 @@ class GPTConfig:
 
 def gpt_param_shapes(config: GPTConfig) -> dict[str, tuple[int, ...]]:
     """The parameter table: name -> shape, in the order the forward uses them."""
+    check_instance("config", config, GPTConfig)
     d, V, d_ff = config.d_model, config.vocab_size, config.d_ff
     shapes = {"E": (V, d), "P": (config.context, d)}
     for i in range(config.n_layers):
@@ -113,8 +114,6 @@ def init_gpt_params(config: GPTConfig, seed: int = 0, std: float = 0.02, dtype=n
 
 def _checked(params: dict, config: GPTConfig) -> dict[str, np.ndarray]:
     """Validate names, shapes and finiteness against the parameter table; return float arrays."""
-    if not isinstance(config, GPTConfig):
-        raise ValueError(f"config must be a GPTConfig, got {type(config).__name__}")
     return float_params(params, gpt_param_shapes(config))  # names, shapes, NaN/inf
 
 
@@ -176,16 +175,12 @@ def gpt_forward(params: dict, ids, config: GPTConfig):
 
     Position t sees only tokens 0..t (causal mask). Returns (logits, cache) with cache["trace"] the
     ordered dict of every named intermediate (module docstring). ValueError for ids that are empty,
-    longer than the context, outside [0, V) or not 1-D/2-D, and for params with unknown, missing,
-    misshapen or non-finite entries.
+    longer than the context, outside [0, V), not 1-D/2-D or a (T, 1) column, for params that are not a
+    dict or have unknown, missing, misshapen or non-finite entries, and for a config that is not a GPTConfig.
     """
     p = _checked(params, config)
-    ids = check_ids("ids", ids, config.vocab_size)
-    if ids.ndim not in (1, 2):
-        raise ValueError(f"ids must have shape (T,) or (B, T), got {ids.shape}")
+    ids = check_sequence_ids("ids", ids, config.vocab_size, config.context, f"the context of {config.context}")
     T = ids.shape[-1]
-    if T > config.context:
-        raise ValueError(f"ids has {T} tokens, longer than the context of {config.context}")
     # cache: each op's own (minimal) cache, plus the trace of references to arrays already computed
     trace, c = {}, {"config": config}
     x_tok, c["tok"] = embedding_forward(ids, p["E"])  # (B, T, d_model)

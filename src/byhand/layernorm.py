@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from byhand.checks import as_float, check_last_dim, check_ndim
+from byhand.checks import all_finite, as_float, check_last_dim, check_ndim
 
 
 def _check_affine(x: np.ndarray, gamma, beta=None):
@@ -50,21 +50,46 @@ def layernorm_forward(x, gamma, beta, eps: float = 1e-5):
 
     eps = 0 is allowed, but then a constant row (var = 0) is a ValueError. Returns (y, cache); the
     cache holds x, mu, rstd and gamma (as llm.c does) and the backward recomputes xhat from them.
+    Rows so large that var overflows (|x| beyond about 1e154 in float64, 1e19 in float32) are normalised at a smaller scale (see
+    ``_rescaled``); their cache then also holds "scale".
     """
     x = as_float("x", x)
     gamma, beta = _check_affine(x, gamma, beta)
     eps = _check_eps(eps)
-    mu = x.mean(axis=-1, keepdims=True)  # (..., 1)
-    xc = x - mu  # (..., d_model) centred
-    var = (xc * xc).mean(axis=-1, keepdims=True)  # (..., 1) biased variance
     # test constancy directly: the rounded mean of a constant row can leave var at 1e-34 instead of 0
-    if eps == 0.0 and (np.any(var == 0.0) or np.any(np.all(x == x[..., :1], axis=-1))):
+    if eps == 0.0 and np.any(np.all(x == x[..., :1], axis=-1)):
+        raise _zero_variance_error()
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is caught below, not warned about
+        mu = x.mean(axis=-1, keepdims=True)  # (..., 1)
+        xc = x - mu  # (..., d_model) centred
+        var = (xc * xc).mean(axis=-1, keepdims=True)  # (..., 1) biased variance
+    cache = {}
+    if not all_finite(var):  # (x - mu)^2 overflowed: only then, so ordinary rows keep their exact arithmetic
+        x, mu, xc, var, eps, cache["scale"] = _rescaled(x, var, eps)
+    if np.any(var + eps == 0.0):  # eps = 0 and a row whose spread rounds away
         raise _zero_variance_error()
     rstd = 1.0 / np.sqrt(var + eps)  # (..., 1)
     xhat = xc * rstd  # (..., d_model) mean 0, variance var / (var + eps)
     y = xhat * gamma + beta  # (..., d_model)
-    cache = {"x": x, "mu": mu, "rstd": rstd, "gamma": gamma}
+    cache.update({"x": x, "mu": mu, "rstd": rstd, "gamma": gamma})
     return y, cache
+
+
+def _rescaled(x, var, eps):
+    """Moments of the rows of ``x`` whose variance overflowed, computed after dividing each such row by its max |x|.
+
+    Layer norm is scale-invariant apart from eps: for any s > 0, LN(x; eps) = LN(x / s; eps / s^2) exactly, so
+    dividing a row by s = max |x| (and eps by s^2) changes nothing but keeps (x - mu)^2 in range. Rows whose
+    variance was finite keep s = 1. Returns (x / s, mu, xc, var, eps / s^2, s); mu, var, eps / s^2 and s have shape (..., 1).
+    """
+    s = np.where(np.isfinite(var), 1.0, np.abs(x).max(axis=-1, keepdims=True)).astype(x.dtype)  # (..., 1)
+    x = x / s  # (..., d_model), every |entry| <= 1 in rescaled rows
+    mu = x.mean(axis=-1, keepdims=True)  # (..., 1)
+    xc = x - mu  # (..., d_model)
+    var = (xc * xc).mean(axis=-1, keepdims=True)  # (..., 1), finite now
+    with np.errstate(over="ignore"):  # s * s may overflow to inf: eps / s^2 is then 0.0, as it should be
+        eps = eps / (s * s)  # (..., 1)
+    return x, mu, xc, var, eps, s
 
 
 def layernorm_backward(dy, cache):
@@ -93,6 +118,8 @@ def layernorm_backward(dy, cache):
         - dxhat.mean(axis=-1, keepdims=True)  # through mu
         - xhat * (dxhat * xhat).mean(axis=-1, keepdims=True)  # through var
     )  # (..., d_model)
+    if "scale" in cache:  # the forward normalised x / s: by the chain rule dx = d(x / s) / s
+        dx = dx / cache["scale"]
     return dx, dgamma, dbeta
 
 
@@ -111,8 +138,12 @@ def layernorm_jacobian(x_row, gamma, eps: float = 1e-5):
     (gamma,) = _check_affine(x_row, gamma)
     eps = _check_eps(eps)
     D = x_row.shape[0]
-    xc = x_row - x_row.mean()  # (D,)
-    var = (xc * xc).mean()  # scalar
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is caught below, not warned about
+        xc = x_row - x_row.mean()  # (D,)
+        var = (xc * xc).mean()  # scalar
+        if not np.isfinite(var):  # overflowed: LN(x; eps) = LN(x / s; eps / s^2), so J(x) = J(x / s; eps / s^2) / s
+            s = np.abs(x_row).max()
+            return layernorm_jacobian(x_row / s, gamma, eps / (s * s)) / s
     if eps == 0.0 and (var == 0.0 or np.all(x_row == x_row[0])):
         raise _zero_variance_error()
     rstd = 1.0 / np.sqrt(var + eps)  # scalar

@@ -16,6 +16,9 @@ import numpy as np
 
 from byhand.checks import as_float
 
+# what to do instead of writing -inf into the scores: the mask= argument the chapters teach
+_MASK_HINT = "for masked positions pass mask= (a boolean array, True = allowed) instead of -inf scores"
+
 
 def _check_axis(z: np.ndarray, axis: int) -> int:
     """Return ``axis`` as a non-negative index into ``z.shape``, refusing scalars and empty rows."""
@@ -38,10 +41,10 @@ def softmax_forward(z, axis: int = -1, mask=None):
         p_i = exp(z_i - m) / sum_{j allowed} exp(z_j - m),    m = max_{j allowed} z_j,
         p_i = 0 for masked i.
 
-    A row with no allowed entry has no softmax and is a ValueError. Returns (p, cache); the cache
-    holds p and the axis (p is all the backward needs).
+    A row with no allowed entry has no softmax and is a ValueError, and so is a -inf in z (use mask=).
+    Returns (p, cache); the cache holds p and the axis (p is all the backward needs).
     """
-    z = as_float("z", z)
+    z = as_float("z", z, neg_inf_hint=_MASK_HINT)
     axis = _check_axis(z, axis)
     if mask is None:
         m = z.max(axis=axis, keepdims=True)  # row maxima, size 1 along axis
