@@ -88,3 +88,7 @@ def test_every_exercise_accepts_its_answer_and_rejects_each_known_mistake(e):
         assert np.max(np.abs(np.asarray(wrong, dtype=float) - right)) > 2 * tol, f"{e.key}: {hint}"
         v = check(e.key, wrong)
         assert not v and hint in v.message
+    values = [np.asarray(w, dtype=float) for w in sol.wrong.values()]
+    for a in range(len(values)):  # two mistakes that give the same number could not get their own hints
+        for b in range(a + 1, len(values)):
+            assert np.max(np.abs(values[a] - values[b])) > 2 * tol, f"{e.key}: two known mistakes coincide"

@@ -1,4 +1,162 @@
-"""Exercises of Part I (chapters 01–06). Each solve computes its answer and the known wrong answers from ``byhand``."""
+"""Exercises of Part I (chapters 01–06). Each ``solve`` computes its answer and the known wrong answers with ``byhand``.
+
+The inputs are small, hand-friendly vectors, named here so that a chapter shows them from the same place the
+checker reads them (``INPUTS["dot.1"]``), and no number is typed twice.
+"""
 from __future__ import annotations
 
-from . import Solution, exercise  # noqa: F401
+import numpy as np
+
+from ..display import dot_terms
+from ..linear import linear_backward, linear_forward
+from ..loss import cross_entropy_forward
+from ..softmax import softmax_forward
+from . import Solution, exercise
+
+INPUTS = {
+    "dot.1": {"q": np.array([2.0, -1.0, 0.5, 3.0]), "k": np.array([1.0, -2.0, 4.0, 0.5])},
+    "dot.2": {"q": np.array([2.0, -1.0, 0.5, 3.0]), "k": np.array([1.0, -2.0, 4.0, 0.5]), "j": 3, "delta": 0.5},
+    "softmax.1": {"z": np.array([2.0, 1.0, 0.0])},
+    "softmax.2": {"z": np.array([2.0, 1.0, 0.0]), "j": 1, "bump": 1.0},
+    "logs.1": {"z": np.array([2.0, 1.0, 0.0]), "target": 1},
+    "logs.2": {"p": np.array([0.5, 0.25, 0.8, 0.1])},
+    "derivatives.1": {"z": np.array([2.0, 1.0, 0.0]), "target": 1},
+    "derivatives.2": {"x": 2.0, "h": 0.1},
+    "backprop.1": {"X": np.array([[1.0, 2.0], [3.0, -1.0]]), "W": np.array([[0.5, -1.0, 2.0], [1.5, 0.0, -0.5]]),
+                   "dY": np.array([[1.0, 0.0, -1.0], [2.0, 1.0, 3.0]]), "entry": (1, 2)},
+    "learning.1": {"theta": np.array([0.5, -1.0]), "g": np.array([0.2, -0.4]), "eta": 0.5, "i": 1},
+    "learning.2": {"g": np.array([0.2, -0.4]), "eta": 0.5},
+}
+
+
+@exercise("dot.1", "01_dot_products", "by hand", 1, "Write out q·k for two 4-vectors and add it up", atol=1e-6)
+def _dot_1():
+    q, k = INPUTS["dot.1"]["q"], INPUTS["dot.1"]["k"]
+    t = dot_terms(q, k)
+    flipped = t.total - 2 * t.products[1]  # (−1)(−2) taken as −2
+    return Solution(t.total, {"a negative times a negative is positive: check the second product.": flipped,
+                              "that is the sum of the entries of q and k, not of their products.": q.sum() + k.sum()})
+
+
+@exercise("dot.2", "01_dot_products", "predict", 2, "Predict how far q·k moves when one entry of k is nudged",
+          atol=1e-6)
+def _dot_2():
+    d = INPUTS["dot.2"]
+    q, k, j, delta = d["q"], d["k"], d["j"], d["delta"]
+    k2 = k.copy()
+    k2[j] += delta
+    change = dot_terms(q, k2).total - dot_terms(q, k).total  # (q·k') − (q·k) = q_j Δ
+    return Solution(change, {"that is k[j]·Δ: the nudge is multiplied by the entry of q it meets.": k[j] * delta,
+                             "that is the new q·k; the question asks how far it moves.": dot_terms(q, k2).total})
+
+
+@exercise("softmax.1", "02_softmax", "by hand", 1, "Turn three logits into probabilities; give p[0]", atol=5e-4)
+def _softmax_1():
+    z = INPUTS["softmax.1"]["z"]
+    p, _ = softmax_forward(z)
+    return Solution(p[0], {"that is e^z[0] before dividing by the sum of all three exponentials.": np.exp(z[0]),
+                           "that is z[0] / Σz: softmax divides exponentials, not the logits.": z[0] / z.sum()})
+
+
+@exercise("softmax.2", "02_softmax", "predict", 2,
+          "Predict the ratio p[1]/p[0] after adding 1 to z[1]", atol=5e-3)
+def _softmax_2():
+    d = INPUTS["softmax.2"]
+    z = d["z"].copy()
+    z[d["j"]] += d["bump"]
+    p, _ = softmax_forward(z)
+    before, _ = softmax_forward(d["z"])
+    return Solution(p[1] / p[0], {
+        "that is the ratio before the bump; adding 1 to a logit multiplies its odds by e.": before[1] / before[0],
+        "that is p[1] after the bump, not the ratio p[1]/p[0].": p[1]})
+
+
+@exercise("logs.1", "03_logs", "by hand", 1, "The cross-entropy loss of three logits when the answer is word 1",
+          atol=5e-4)
+def _logs_1():
+    d = INPUTS["logs.1"]
+    loss, _ = cross_entropy_forward(d["z"][None, :], np.array([d["target"]]))
+    p, _ = softmax_forward(d["z"])
+    return Solution(loss, {"the loss is −log p: that has lost its minus sign.": np.log(p[d["target"]]),
+                           "that uses log base 10; the book's logs are natural (base e).": -np.log10(p[d["target"]]),
+                           "that is the loss of word 0, the most likely word, not of the answer.": -np.log(p[0])})
+
+
+@exercise("logs.2", "03_logs", "by hand", 2, "The cost of a four-word sentence: add the −log p", atol=5e-4)
+def _logs_2():
+    p = INPUTS["logs.2"]["p"]
+    cost = float(np.sum(-np.log(p)))
+    return Solution(cost, {"that is the product of the probabilities; the cost is the sum of −log p.": np.prod(p),
+                           "that uses log base 10; the book's logs are natural (base e).": float(np.sum(-np.log10(p)))})
+
+
+@exercise("derivatives.1", "04_derivatives", "by hand", 1, "∂loss/∂z[1] when the answer is word 1", atol=5e-4)
+def _derivatives_1():
+    d = INPUTS["derivatives.1"]
+    p, _ = softmax_forward(d["z"])
+    y = np.eye(p.size)[d["target"]]
+    return Solution((p - y)[d["target"]], {"that is p[1]: the slope is p − y, so subtract 1 at the answer.": p[1],
+                                           "that is y − p: the sign is the other way round.": (y - p)[d["target"]]})
+
+
+@exercise("derivatives.2", "04_derivatives", "predict", 2,
+          "Forward and central differences of x³ at x = 2: give the forward one", atol=5e-4)
+def _derivatives_2():
+    x, h = INPUTS["derivatives.2"]["x"], INPUTS["derivatives.2"]["h"]
+    f = lambda u: u ** 3  # noqa: E731  (the function of the exercise)
+    forward = (f(x + h) - f(x)) / h
+    central = (f(x + h) - f(x - h)) / (2 * h)
+    return Solution(forward, {"that is the central difference; the forward one only steps to x + h.": central,
+                              "that is the exact slope 3x²; the forward difference is off by about 3xh.": 3 * x ** 2})
+
+
+@exercise("backprop.1", "05_backprop", "by hand", 2, "One entry of dW = Xᵀ·dY for a 2×2 by 2×3 layer", atol=1e-6)
+def _backprop_1():
+    d = INPUTS["backprop.1"]
+    X, dY, (i, j) = d["X"], d["dY"], d["entry"]
+    _, cache = linear_forward(X, d["W"])
+    dW = linear_backward(dY, cache)[1]  # (2, 3) Xᵀ·dY
+    return Solution(dW[i, j], {"that is (X·dY)[i, j]: dW needs X transposed, pairing column i of X with column j "
+                               "of dY.": (X @ dY)[i, j],
+                               "dW[i, j] sums over every row of X and dY; that used only the last row.":
+                               X[-1, i] * dY[-1, j]})
+
+
+@exercise("backprop.2", "05_backprop", "code", 2, "Complete a linear layer's backward: return dX and dW for Y = XW",
+          atol=1e-9)
+def _backprop_2():
+    rng = np.random.default_rng(5)
+    cases = tuple((rng.normal(size=(3, 4)), rng.normal(size=(4, 4)), rng.normal(size=(3, 4))) for _ in range(3))
+
+    def reference(X, W, dY):
+        _, cache = linear_forward(X, W)
+        dX, dW = linear_backward(dY, cache)[:2]
+        return dX, dW
+
+    def w_not_transposed(X, W, dY):
+        return dY @ W, X.T @ dY
+
+    def dw_transposed(X, W, dY):
+        return dY @ W.T, dY.T @ X
+
+    return Solution(reference, {"dX is dY·Wᵀ: W must be transposed on the way back.": w_not_transposed,
+                                "dW is Xᵀ·dY, shaped like W; dYᵀ·X is its transpose.": dw_transposed}, cases)
+
+
+@exercise("learning.1", "06_learning", "by hand", 1, "One gradient step: the new θ[1]", atol=1e-6)
+def _learning_1():
+    d = INPUTS["learning.1"]
+    new = d["theta"] - d["eta"] * d["g"]
+    return Solution(new[d["i"]], {"that is θ + ηg: a step with the gradient climbs the loss.":
+                                  (d["theta"] + d["eta"] * d["g"])[d["i"]],
+                                  "that is θ − g: the step is scaled by η.": (d["theta"] - d["g"])[d["i"]]})
+
+
+@exercise("learning.2", "06_learning", "predict", 2,
+          "Predict the first-order change of the loss for that step, −η‖g‖²", atol=5e-4)
+def _learning_2():
+    d = INPUTS["learning.2"]
+    g, eta = d["g"], d["eta"]
+    return Solution(-eta * float(g @ g), {"the loss goes down along −g: that has the wrong sign.": eta * float(g @ g),
+                                          "that is −η‖g‖ (the length), not −η‖g‖² (the length squared).":
+                                          -eta * float(np.linalg.norm(g))})
