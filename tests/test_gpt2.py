@@ -224,7 +224,7 @@ def test_download_asks_the_hub_for_three_files(tmp_path, monkeypatch):
 
 
 def test_import_needs_none_of_the_optional_packages():
-    code = ("import sys, byhand.gpt2, byhand.seed003; "
+    code = ("import sys, byhand.gpt2, byhand.six_ideas; "
             "print(sorted(m for m in ('safetensors', 'tokenizers', 'huggingface_hub', 'torch') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

@@ -40,7 +40,7 @@ def test_tokenize_names_the_bad_word(text, message):
 
 
 def test_detokenize_refuses_ids_outside_the_vocabulary():
-    with pytest.raises(ValueError, match="integers in"):
+    with pytest.raises(ValueError, match=r"ids has token id 10 outside the vocabulary \[0, 10\)"):
         detokenize([0, 10])
 
 

@@ -3,7 +3,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from byhand.views.derivatives import derivative_view, error_curve, exact_slope, loss_of_logit, secant_state
+from byhand.views.derivatives import (balanced_steps, derivative_view, error_curve, exact_slope, loss_of_logit,
+                                     rms_error_curve, secant_state)
 
 Z = np.array([2.0, -1.0, 0.5, 3.0, -2.5])
 A = 3
@@ -63,3 +64,38 @@ def test_draw_runs():
     draw(fig, {"h": 1.0})
     assert len(fig.axes) == 2
     plt.close(fig)
+
+
+def test_balanced_steps_follow_the_taylor_balance():
+    p = np.exp(Z) / np.exp(Z).sum()
+    loss = naive_loss(Z, A)
+    eps = 2.0 ** -52
+    for j in range(Z.size):
+        b = balanced_steps(Z, A, j)
+        d2, d3 = p[j] * (1 - p[j]), p[j] * (1 - p[j]) * abs(1 - 2 * p[j])
+        assert b.loss == pytest.approx(loss, rel=1e-12)
+        assert b.forward == pytest.approx(2 * np.sqrt(eps * loss / d2), rel=1e-9)
+        assert b.central == pytest.approx((3 * eps * loss / d3) ** (1 / 3), rel=1e-9)
+        assert b.forward < b.central  # central can afford the larger nudge
+
+
+def test_balanced_steps_refuse_a_logit_without_curvature():
+    with pytest.raises(ValueError, match="does not apply"):
+        balanced_steps(np.array([0.0, 0.0]), 0, 0)  # p = 1/2: L''' = 0
+
+
+def test_rms_error_curve_of_one_point_is_the_plain_curve():
+    hs = np.logspace(-12, 0, 13)
+    one, plain = rms_error_curve(Z, A, 2, hs, n=1), error_curve(Z, A, 2, hs)
+    np.testing.assert_array_equal(one.forward, plain.forward)
+    np.testing.assert_array_equal(one.central, plain.central)
+    with pytest.raises(ValueError):
+        rms_error_curve(Z, A, 2, hs, n=0)
+
+
+def test_rms_valley_lies_within_a_decade_of_the_balance():
+    hs = np.logspace(-13, 0, 79)
+    for j in (0, A):
+        c, b = rms_error_curve(Z, A, j, hs), balanced_steps(Z, A, j)
+        assert abs(np.log10(c.hs[np.argmin(c.forward)] / b.forward)) < 1
+        assert abs(np.log10(c.hs[np.argmin(c.central)] / b.central)) < 1

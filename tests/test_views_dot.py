@@ -45,22 +45,30 @@ def test_plane_basis_is_orthonormal_and_rejects_parallel_vectors():
         plane_basis(np.zeros(4), np.ones(4))
 
 
-@given(st.integers(0, 10_000), st.floats(0.0, 180.0), st.integers(1, 16), st.floats(-3.0, 3.0))
+@given(st.integers(0, 10_000), st.floats(0.0, 180.0), st.integers(0, 15), st.floats(-3.0, 3.0))
 def test_a_nudge_of_k_j_changes_the_sum_by_q_j_delta(seed, theta, j, delta):
     q, k = vectors(seed)
     s = dot_state(q, k, theta, j, delta)
-    assert s.terms.total - s.before == pytest.approx(q[j - 1] * delta, abs=1e-9)
-    assert s.update == pytest.approx(q[j - 1] * delta)
+    assert s.terms.total - s.before == pytest.approx(q[j] * delta, abs=1e-9)
+    assert s.update == pytest.approx(q[j] * delta)
     assert s.curve[int(round(theta))] == pytest.approx(
         np.linalg.norm(q) * np.linalg.norm(k) * np.cos(np.deg2rad(round(theta))), rel=1e-9, abs=1e-9)
 
 
 @pytest.mark.parametrize("kwargs, message", [({"theta_deg": 200.0}, "between 0 and 180"),
-                                             ({"j": 0}, "outside 1..16"), ({"j": 17}, "outside 1..16")])
+                                             ({"j": -1}, "outside 0..15"), ({"j": 16}, "outside 0..15")])
 def test_dot_state_rejects_bad_controls(kwargs, message):
     q, k = vectors(4)
     with pytest.raises(ValueError, match=message):
         dot_state(q, k, **kwargs)
+
+
+def test_entry_j_counts_from_0_like_python():
+    q, k = vectors(6)
+    s = dot_state(q, k, 30.0, 0, 1.0)  # entry 0 is q[0], k[0]
+    assert s.update == pytest.approx(q[0])
+    s = dot_state(q, k, 30.0, 15, 1.0)  # the last entry of 16
+    assert s.update == pytest.approx(q[15])
 
 
 def test_dot_view_draws_two_labelled_panels():
@@ -68,6 +76,6 @@ def test_dot_view_draws_two_labelled_panels():
     fig = plt.figure()
     dot_view(q, k)(fig, {"theta": 45.0, "j": 2, "delta": 1.0})
     left, right = fig.axes
-    assert left.get_xlabel() == "entry i" and "angle" in right.get_xlabel()
-    assert "q·k = " in left.get_title()
+    assert left.get_xlabel() == "entry i (from 0)" and "angle" in right.get_xlabel()
+    assert r"$q \cdot k$ = " in left.get_title() and r"$q_{2} \Delta$" in left.get_title()
     plt.close(fig)

@@ -7,7 +7,7 @@ from byhand.attention import causal_mask
 from byhand.layernorm import layernorm_forward
 from byhand.softmax import softmax_forward
 from byhand.toy_gpt import VOCAB, toy_batch, toy_params
-from byhand.views.embeddings import embed_state, embed_view, nudge_trace
+from byhand.views.embeddings import embed_state, embed_view, nudge_trace, swap_change
 
 PARAMS = toy_params()
 
@@ -66,5 +66,31 @@ def test_nudge_trace_rejects_unknown_names_and_indices():
 def test_embed_view_draws_one_panel_per_head():
     fig = plt.figure()
     embed_view(PARAMS)(fig, {"j": 0, "delta": 1.0})
-    assert len(fig.axes) == 2 and "head 2" in fig.axes[1].get_title()
+    assert len(fig.axes) == 2 and "head 1" in fig.axes[1].get_title()  # heads count from 0
+    assert "head 0" in fig.axes[0].get_title()
     plt.close(fig)
+
+
+def test_without_positions_a_swap_reaches_only_the_swapped_tokens():
+    # causal attention sees the set of tokens at or before a query, not their order
+    for i, j in [(1, 2), (2, 3), (0, 1)]:
+        change = swap_change(PARAMS, i, j, positions=False)
+        assert np.all(change[:min(i, j)] < 1e-12)  # before both: causal, nothing reaches them
+        assert np.all(change[max(i, j) + 1:] < 1e-12)  # after both: same set of tokens, same output
+        assert change[i] > 0.1 and change[j] > 0.1  # each swapped token now sees another set
+
+
+def test_with_positions_a_swap_also_moves_later_tokens():
+    change = swap_change(PARAMS, 1, 2)
+    assert change[0] < 1e-12 and np.all(change[1:] > 0.1)
+
+
+def test_swap_change_compares_each_token_with_itself():
+    # an independent oracle: swap the tokens by hand and compare the rows of "like" (position 2 -> 1)
+    ids, _ = toy_batch()
+    swapped = ids[[0, 2, 1, 3, 4]]
+    out = nudge_trace(PARAMS, "E", (0, 0), 0.0)["block0.attn.out"]
+    out_swapped = nudge_trace(PARAMS, "E", (0, 0), 0.0, ids=swapped)["block0.attn.out"]
+    assert swap_change(PARAMS, 1, 2)[2] == pytest.approx(np.abs(out_swapped[1] - out[2]).max())
+    with pytest.raises(ValueError, match="must differ"):
+        swap_change(PARAMS, 2, 2)

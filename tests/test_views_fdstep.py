@@ -84,5 +84,5 @@ def test_view_draws_a_log_log_panel():
     fd_view(params, BATCH, CONFIG, "W_out", (0, 1), [1e-8, 1e-5, 1e-2])(fig, {"log10_h": -5})
     (ax,) = fig.axes
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
-    assert ax.get_xlabel() == "step h (nudge of W_out, row 1, column 2)"
+    assert ax.get_xlabel() == "step h (nudge of W_out[0, 1])"
     plt.close(fig)

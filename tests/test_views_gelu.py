@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from byhand.views.gelu import gelu_state, gelu_view
+from byhand.views.gelu import gap_peaks, gelu_state, gelu_view
 
 
 @given(st.floats(-5, 5))
@@ -35,3 +35,20 @@ def test_gelu_view_draws_two_panels_with_samples():
     gelu_view(np.array([-1.0, 0.5]))(fig, {"x": 1.0})
     assert len(fig.axes) == 2 and "GELU" in fig.axes[0].get_ylabel()
     plt.close(fig)
+
+
+def test_gap_peaks_are_where_the_difference_stops_growing():
+    # independent oracle: math.erf / math.tanh, and the slope of |difference| changes sign at each peak
+    def gap(x):
+        exact = 0.5 * x * (1 + math.erf(x / math.sqrt(2)))
+        approx = 0.5 * x * (1 + math.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
+        return abs(approx - exact)
+
+    x, g = gap_peaks()
+    assert len(x) == 4 and np.allclose(x, -x[::-1], atol=1e-9)  # two symmetric pairs
+    for xk, gk in zip(x, g):
+        assert gk == pytest.approx(gap(xk), abs=1e-15)
+        assert gap(xk - 1e-3) < gk and gap(xk + 1e-3) < gk
+    assert np.argmax(g) in (0, 3)  # the outer pair is the largest gap
+    with pytest.raises(ValueError, match="lo < hi"):
+        gap_peaks(1.0, -1.0)

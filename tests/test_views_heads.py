@@ -34,5 +34,7 @@ def test_head_state_rejects_bad_input():
 def test_heads_view_draws_a_labelled_panel():
     fig = plt.figure()
     heads_view(O, W_o, b_o)(fig, {"alpha": 0.0})
-    assert "α = 0.00" in fig.axes[0].get_title()
+    assert "α = 0.00" in fig.axes[0].get_title() and "head 1" in fig.axes[0].get_title()  # heads from 0
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert "head 0" in labels and any(label.startswith("head 1 ×") for label in labels)
     plt.close(fig)

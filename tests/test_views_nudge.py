@@ -143,14 +143,14 @@ def test_view_draws_two_labelled_panels():
     fig = plt.figure()
     draw(fig, {"delta": 0.5})
     left, right = fig.axes
-    assert left.get_xlabel() == "nudge Δ of W_out, row 3, column 4" and "nats" in left.get_ylabel()
+    assert left.get_xlabel() == "nudge Δ of W_out[2, 3]" and "nats" in left.get_ylabel()
     assert left.get_title().startswith("ΔL = ") and right.get_title().startswith("gap = ")
     plt.close(fig)
 
 
-def test_vector_entries_are_labelled_from_one():
+def test_entries_are_labelled_as_python_indexes_them():
     params, config = setup()
     fig = plt.figure()
     nudge_view(params, BATCH, config, "ln_f.gamma", 4, span=0.5, n=3)(fig, {"delta": 0.1})
-    assert fig.axes[0].get_xlabel() == "nudge Δ of ln_f.gamma, entry 5"
+    assert fig.axes[0].get_xlabel() == "nudge Δ of ln_f.gamma[4]"  # counted from 0, as params["ln_f.gamma"][4]
     plt.close(fig)

@@ -40,6 +40,6 @@ def test_params_view_draws_two_labelled_panels():
     fig = plt.figure()
     params_view()(fig, {"d_model": 32})
     left, right = fig.axes
-    assert "parameters" in left.get_xlabel() and "d_model" in right.get_xlabel()
+    assert "parameters" in left.get_xlabel() and "d_{model}" in right.get_xlabel()
     assert "total" in left.get_title()
     plt.close(fig)

@@ -31,6 +31,7 @@ def test_qkv_view_draws_and_leaves_x_untouched():
     x = X.copy()
     fig = plt.figure()
     qkv_view(X, W, B, 2, t=1)(fig, {"j": 3, "delta": 2.0})
-    assert "q_1" in fig.axes[0].get_title()
+    assert "q_{1}" in fig.axes[0].get_title()
+    assert "0:8 head 0" in fig.axes[0].get_xlabel() and "8:16 head 1" in fig.axes[0].get_xlabel()
     assert np.array_equal(X, x)
     plt.close(fig)

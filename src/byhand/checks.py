@@ -46,12 +46,18 @@ def _dtype_text(x, a: np.ndarray) -> str:
     return f"dtype {a.dtype}" if a.dtype != object else f"{type(x).__name__} (dtype object)"
 
 
-def as_float(name: str, x, neg_inf_hint: str = "") -> np.ndarray:
-    """Return ``x`` as a floating ndarray (float64 unless already float32/float64), refusing NaN and inf
-    (``neg_inf_hint`` is added to the message when the culprit is -inf; see ``check_finite``)."""
+def check_numeric(name: str, x) -> np.ndarray:
+    """Return ``np.asarray(x)``, refusing strings, objects and complex numbers (no scan of the values)."""
     a = _array(name, x)
     if a.dtype.kind not in "fiub":
         raise ValueError(f"{name} must be numeric, got {_dtype_text(x, a)}")
+    return a
+
+
+def as_float(name: str, x, neg_inf_hint: str = "") -> np.ndarray:
+    """Return ``x`` as a floating ndarray (float64 unless already float32/float64), refusing NaN and inf
+    (``neg_inf_hint`` is added to the message when the culprit is -inf; see ``check_finite``)."""
+    a = check_numeric(name, x)
     if a.dtype not in (np.float32, np.float64):
         a = a.astype(np.float64)
     check_finite(name, a, neg_inf_hint)
@@ -91,6 +97,28 @@ def check_instance(name: str, obj, cls: type) -> None:
         raise ValueError(f"{name} must be {article} {cls.__name__}, got {type(obj).__name__}")
 
 
+def is_number(value) -> bool:
+    """True for a real Python or NumPy number (bools, strings and arrays are not numbers here)."""
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+
+
+def check_number(name: str, value, positive: bool = False) -> None:
+    """Raise unless ``value`` is a finite real number >= 0 (> 0 when ``positive``)."""
+    if not (is_number(value) and np.isfinite(value) and (value > 0 if positive else value >= 0)):
+        raise ValueError(f"{name} must be {'positive' if positive else '>= 0'} (a finite number), got {value!r}")
+
+
+def float_dtype(dtype) -> np.dtype:
+    """``np.dtype(dtype)``, which must be float32 or float64 (the two dtypes byhand computes in)."""
+    try:
+        d = np.dtype(dtype)
+    except TypeError:
+        raise ValueError(f"dtype must be float32 or float64, got {dtype!r}") from None
+    if d not in (np.float32, np.float64):
+        raise ValueError(f"dtype must be float32 or float64, got {d}")
+    return d
+
+
 def check_dict(name: str, obj) -> None:
     """Raise unless ``obj`` is a dict (any Mapping) of name -> array, as params, grads and tensors are."""
     if not isinstance(obj, Mapping):
@@ -124,6 +152,13 @@ def check_sequence_ids(name: str, ids, vocab_size: int, max_len: int, limit: str
     if a.shape[-1] > max_len:
         raise ValueError(f"{name} has {a.shape[-1]} tokens, longer than {limit}")
     return a
+
+
+def check_text(name: str, text) -> str:
+    """Raise unless ``text`` is a string (a list of words or bytes would be read wrongly, or fail far away)."""
+    if not isinstance(text, str):
+        raise ValueError(f"{name} must be a string, got {type(text).__name__}")
+    return text
 
 
 def check_params(params: dict, expected: dict[str, tuple[int, ...]]) -> None:

@@ -40,7 +40,8 @@ import numpy as np
 
 from byhand.activations import relu_backward, relu_forward
 from byhand.attention import causal_mask, padding_mask
-from byhand.checks import as_float, check_instance, check_last_dim, check_ndim, check_sequence_ids, float_params
+from byhand.checks import (as_float, check_instance, check_int, check_last_dim, check_ndim, check_sequence_ids,
+                           float_dtype, float_params)
 from byhand.embedding import embedding_backward, embedding_forward, sinusoidal_positions
 from byhand.layernorm import layernorm_backward, layernorm_forward
 from byhand.linear import linear_backward, linear_forward, residual_backward, residual_forward
@@ -101,6 +102,8 @@ def encdec_param_shapes(config: EncDecConfig) -> dict[str, tuple[int, ...]]:
 
 def init_encdec_params(config: EncDecConfig, seed: int = 0, dtype=np.float64) -> dict[str, np.ndarray]:
     """Xavier-uniform matrices (embeddings included), zero biases and betas, unit gammas."""
+    check_int("seed", seed, low=0)
+    dtype = float_dtype(dtype)
     rng = np.random.default_rng(seed)
     params = {}
     for name, shape in encdec_param_shapes(config).items():

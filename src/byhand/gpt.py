@@ -36,7 +36,7 @@ import numpy as np
 
 from byhand.activations import gelu_backward, gelu_forward
 from byhand.attention import causal_mask
-from byhand.checks import as_float, check_instance, check_sequence_ids, float_params
+from byhand.checks import as_float, check_instance, check_int, check_number, check_sequence_ids, float_dtype, float_params
 from byhand.embedding import embedding_backward, embedding_forward, positions_backward, positions_forward
 from byhand.layernorm import layernorm_backward, layernorm_forward
 from byhand.linear import linear_backward, linear_forward, residual_backward, residual_forward
@@ -98,6 +98,9 @@ def init_gpt_params(config: GPTConfig, seed: int = 0, std: float = 0.02, dtype=n
     As in GPT-2, the two projections that write into the residual stream (attn.W_o and ffn.W_2)
     use std / sqrt(2 n_layers), so the stream's variance does not grow with depth.
     """
+    check_int("seed", seed, low=0)
+    check_number("std", std)
+    dtype = float_dtype(dtype)
     rng = np.random.default_rng(seed)
     params = {}
     for name, shape in gpt_param_shapes(config).items():

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from byhand.checks import as_float, check_dict, check_finite, check_instance, check_params, float_dtype
 from byhand.gpt import GPTConfig, gpt_param_shapes
 
 # Hugging Face activation name -> byhand GPTConfig.gelu; "gelu_new" is GPT-2's own tanh approximation
@@ -77,6 +78,7 @@ def config_from_hf(cfg: dict) -> GPTConfig:
 
 def hf_param_shapes(config: GPTConfig) -> dict[str, tuple[int, ...]]:
     """The Hugging Face parameter table of a GPT-2 with this config: name -> shape (no ``transformer.`` prefix)."""
+    check_instance("config", config, GPTConfig)
     d, d_ff = config.d_model, config.d_ff
     shapes = {"wte.weight": (config.vocab_size, d), "wpe.weight": (config.context, d)}
     for i in range(config.n_layers):
@@ -109,10 +111,11 @@ def params_from_hf(tensors: dict, config: GPTConfig, dtype=np.float64) -> dict[s
 
     tensors: name -> array, as read from model.safetensors. c_attn's (d_model, 3 d_model) weight is cut into
     three (d_model, d_model) column blocks W_q, W_k, W_v; its bias likewise. ValueError names any missing,
-    unknown or misshapen tensor, and a tied checkpoint whose lm_head.weight differs from wte.weight.
+    unknown, misshapen or non-finite (NaN, inf) tensor, and a tied checkpoint whose lm_head.weight differs from
+    wte.weight.
     """
-    if np.dtype(dtype) not in (np.float32, np.float64):
-        raise ValueError(f"dtype must be float32 or float64, got {np.dtype(dtype)}")
+    dtype = float_dtype(dtype)
+    check_dict("tensors", tensors)
     t = _strip(tensors)
     want = hf_param_shapes(config)
     if config.tie_weights and "lm_head.weight" in t:  # a tied head saved anyway must be the embedding itself
@@ -128,7 +131,10 @@ def params_from_hf(tensors: dict, config: GPTConfig, dtype=np.float64) -> dict[s
     for name, shape in want.items():
         if np.shape(t[name]) != shape:
             raise ValueError(f"tensor {name} must have shape {shape} for this config, got {np.shape(t[name])}")
-    a = {n: np.array(v, dtype=dtype) for n, v in t.items()}  # fresh, writable, contiguous copies
+    a = {}
+    for n, v in t.items():
+        a[n] = np.array(as_float(f"tensor {n}", v), dtype=dtype)  # fresh, writable, contiguous copies
+        check_finite(f"tensor {n}", a[n])  # again after the cast: float64 -> float32 can overflow to inf
     d = config.d_model
     p = {"E": a["wte.weight"], "P": a["wpe.weight"]}
     for i in range(config.n_layers):
@@ -150,6 +156,7 @@ def params_from_hf(tensors: dict, config: GPTConfig, dtype=np.float64) -> dict[s
 
 def params_to_hf(params: dict, config: GPTConfig) -> dict[str, np.ndarray]:
     """The inverse of ``params_from_hf``: byhand params -> Hugging Face names, Q/K/V fused back into c_attn."""
+    check_params(params, gpt_param_shapes(config))
     p, out = params, {"wte.weight": params["E"], "wpe.weight": params["P"]}
     for i in range(config.n_layers):
         h, b = f"h.{i}.", f"block{i}."
@@ -196,7 +203,7 @@ def load_gpt2(path, dtype=np.float64) -> tuple[dict[str, np.ndarray], GPTConfig]
 
 @dataclass(frozen=True)
 class HFTokenizer:
-    """A ``tokenizers.Tokenizer`` with the small interface ``byhand.seed003`` uses: encode and decode."""
+    """A ``tokenizers.Tokenizer`` with the small interface ``byhand.six_ideas`` uses: encode and decode."""
 
     tokenizer: object  # the tokenizers.Tokenizer read from tokenizer.json
     bos_id: int | None  # id put in front of every encoding (GPT-2: <|endoftext|>), None for none

@@ -18,6 +18,8 @@ from typing import Callable, Iterable
 
 import numpy as np
 
+from byhand.checks import check_dict, check_finite, check_number
+
 
 def _float64_copies(params: dict) -> dict:
     """Copy every floating array of ``params`` to float64; other entries (token ids, masks) are copied as they are."""
@@ -29,16 +31,23 @@ def _float64_copies(params: dict) -> dict:
     return work
 
 
-def _resolve_names(params: dict, names: Iterable[str] | None) -> list[str]:
-    """The names to check: ``names`` if given (each must be in ``params``), else every floating entry of ``params``."""
+def _resolve_names(f, params: dict, names: Iterable[str] | None) -> list[str]:
+    """The names to check: ``names`` if given (each must be in ``params``), else every floating entry of ``params``.
+    Also refuses an ``f`` that cannot be called and ``params`` that is not a dict."""
+    if not callable(f):
+        raise ValueError(f"f must be a function params -> scalar, got {type(f).__name__}")
+    check_dict("params", params)
+    if isinstance(names, str):  # a lone name would be iterated letter by letter
+        raise ValueError(f"names must be a list of parameter names, got the string {names!r}")
     if names is None:
-        return [k for k, v in params.items() if np.asarray(v).dtype.kind == "f"]
+        names = [k for k, v in params.items() if np.asarray(v).dtype.kind == "f"]
     names = list(names)
     for name in names:
         if name not in params:
             raise ValueError(f"name {name!r} is not in params (params has {', '.join(map(repr, params))})")
         if np.asarray(params[name]).dtype.kind not in "fiu":
             raise ValueError(f"params[{name!r}] must be a numeric array, got dtype {np.asarray(params[name]).dtype}")
+        check_finite(f"params[{name!r}]", np.asarray(params[name], dtype=np.float64))  # a NaN start point has no slope
     return names
 
 
@@ -69,9 +78,8 @@ def numerical_grads(
 
     Cost: two calls of ``f`` per entry, so use it on small shapes.
     """
-    if not h > 0:
-        raise ValueError(f"step h must be positive, got {h}")
-    names = _resolve_names(params, names)
+    check_number("step h", h, positive=True)
+    names = _resolve_names(f, params, names)
     work = _float64_copies(params)
     grads = {}
     for name in names:
@@ -157,7 +165,8 @@ def gradcheck(
     failing row. A name missing from ``grads`` (or mapped to None), or an analytic gradient of the
     wrong shape, is a ValueError naming it.
     """
-    names = _resolve_names(params, names)
+    names = _resolve_names(f, params, names)
+    check_dict("grads", grads)
     for name in names:  # check everything before the (slow) numeric pass
         if name not in grads or grads[name] is None:
             raise ValueError(f"grads has no gradient for parameter {name!r}")

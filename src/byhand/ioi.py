@@ -19,7 +19,8 @@ from importlib import resources
 
 import numpy as np
 
-from byhand.gpt import GPTConfig, gpt_forward
+from byhand.checks import check_ids, check_text, float_params
+from byhand.gpt import GPTConfig, gpt_forward, gpt_param_shapes
 
 # Held-out pairs are neighbours in this list: (Mary, John), (Anna, Paul), ... never meet in training.
 NAMES = ("Mary", "John", "Anna", "Paul", "Sarah", "David", "Emma", "Mark", "Laura", "James", "Kate", "Peter",
@@ -48,7 +49,7 @@ _TOKEN = re.compile(r"<\w+>|\w+|[^\w\s]")  # a special, a word, or one punctuati
 
 def tokenize(text: str) -> list[str]:
     """Split text into words and punctuation marks: "store, John" -> ["store", ",", "John"]."""
-    return _TOKEN.findall(text)
+    return _TOKEN.findall(check_text("text", text))
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,11 @@ class Vocab:
     index: dict = field(init=False, repr=False, compare=False)  # word -> id, built from words
 
     def __post_init__(self):
+        if not isinstance(self.words, tuple) or not all(isinstance(w, str) for w in self.words):
+            raise ValueError(f"words must be a tuple of strings, got {type(self.words).__name__}"
+                             + (" holding non-strings" if isinstance(self.words, tuple) else ""))
+        if not self.words:
+            raise ValueError("words is empty: a vocabulary needs at least one word")
         object.__setattr__(self, "index", {w: i for i, w in enumerate(self.words)})
         if len(self.index) != len(self.words):
             raise ValueError("vocabulary words must be unique")
@@ -78,8 +84,10 @@ class Vocab:
         return np.array(ids, dtype=np.int64)
 
     def decode(self, ids) -> str:
-        """Text of token ids, with punctuation attached to the word before it."""
-        text = " ".join(self.words[int(i)] for i in np.asarray(ids).ravel())
+        """Text of token ids, with punctuation attached to the word before it; ValueError for ids outside the vocabulary."""
+        if np.size(ids) == 0:
+            return ""
+        text = " ".join(self.words[i] for i in check_ids("ids", ids, len(self)).ravel())
         return re.sub(r" ([,.])", r"\1", text)
 
 
@@ -142,6 +150,10 @@ def encode_batch(texts, vocab: Vocab, eos: bool = True) -> tuple[np.ndarray, np.
     For a sentence with tokens x_0 .. x_n (x_0 = <bos>), ids = x_0 .. x_{n-1} and targets = x_1 .. x_n.
     Padded ids repeat <eos>; the causal mask keeps them from touching the real positions.
     """
+    if isinstance(texts, str):  # a lone string would be read character by character
+        raise ValueError("texts must be a list of strings, got str")
+    if len(texts) == 0:
+        raise ValueError("texts is empty: there is no sentence to encode")
     seqs = [vocab.encode(t, bos=True, eos=eos) for t in texts]
     T = max(len(s) for s in seqs) - 1
     ids = np.full((len(seqs), T), vocab.index["<eos>"], dtype=np.int64)  # (B, T)
@@ -160,7 +172,12 @@ def evaluate(params: dict, config: GPTConfig, sentences, vocab: Vocab) -> dict:
     attention weight each head's query at the last position puts on the IO token and on the S tokens (summed
     over both mentions of S).
     """
-    p64 = {k: np.asarray(v, dtype=np.float64) for k, v in params.items()}
+    p64 = _float64_params(params, config)
+    if len(sentences) == 0:
+        raise ValueError("sentences is empty: there is nothing to evaluate")
+    if not all(isinstance(x, IOISentence) for x in sentences):
+        raise ValueError("sentences must be IOISentence records (from generate), not "
+                         f"{type(next(x for x in sentences if not isinstance(x, IOISentence))).__name__}")
     ids, _ = encode_batch([x.prompt for x in sentences], vocab, eos=True)  # prompt + <eos> -> ids = prompt
     rows = np.arange(len(sentences))
     last = (ids != vocab.index["<eos>"]).sum(axis=1) - 1  # (B,) position of the final "to"
@@ -181,11 +198,16 @@ def evaluate(params: dict, config: GPTConfig, sentences, vocab: Vocab) -> dict:
 
 def next_word_probs(params: dict, config: GPTConfig, vocab: Vocab, prompt: str = EXAMPLE) -> dict[str, float]:
     """P(next word) after ``prompt`` (with <bos> in front), as word -> probability, computed in float64."""
-    p64 = {k: np.asarray(v, dtype=np.float64) for k, v in params.items()}
+    p64 = _float64_params(params, config)
     logits, _ = gpt_forward(p64, vocab.encode(prompt), config)  # (T, V)
     z = logits[-1] - logits[-1].max()  # (V,)
     p = np.exp(z) / np.exp(z).sum()  # (V,)
     return dict(zip(vocab.words, p.tolist()))
+
+
+def _float64_params(params: dict, config: GPTConfig) -> dict[str, np.ndarray]:
+    """The params checked against the config's table (names, shapes, NaN/inf), each as float64."""
+    return {k: v.astype(np.float64, copy=False) for k, v in float_params(params, gpt_param_shapes(config)).items()}
 
 
 def load_model(which: str = "final"):

@@ -9,7 +9,7 @@ over every one of them.
 """
 from __future__ import annotations
 
-from byhand.checks import as_float, check_last_dim, check_ndim
+from byhand.checks import as_float, check_last_dim, check_ndim, check_nonempty
 
 
 def linear_forward(x, W, b=None):
@@ -21,6 +21,7 @@ def linear_forward(x, W, b=None):
     x = as_float("x", x)
     W = as_float("W", W)
     check_ndim("W", W, (2,))
+    check_nonempty("W", W)  # a width of 0 would give an all-zero y without complaint
     check_last_dim("x", x, W.shape[0], "d_in")
     # one 2-D product over all rows at once: a stacked (B, T, d) @ W runs one product per batch entry and is slower
     y = (x.reshape(-1, W.shape[0]) @ W).reshape(x.shape[:-1] + (W.shape[1],))  # (..., d_out)

@@ -90,3 +90,52 @@ def cross_entropy_backward(dloss=1.0, cache=None):
     dlosses = np.where(counted, dloss.reshape(()) / N, 0.0)  # (...) gradient of the loss w.r.t. each position's loss
     dlogits = dlosses[..., None] * (p - q)  # (..., V) p - q scaled; rows of exact zeros where ignored
     return dlogits.astype(p.dtype, copy=False)
+
+
+SMOOTHING_CONVENTIONS = ("pytorch", "tensor2tensor", "annotated")  # the three label-smoothing forms of Part III
+
+
+def smoothed_target(target: int, V: int, eps: float, convention: str = "pytorch", pad: int | None = None):
+    """The smoothed target q (V,) of one position under one of three published conventions.
+
+    "pytorch"       q = (1 - eps) onehot(target) + eps / V    (torch's label_smoothing; cross_entropy_forward's q)
+    "tensor2tensor" q = 1 - eps on the target, eps / (V - 1) on each other word (the 2017 code)
+    "annotated"     q = 1 - eps on the target, 0 on the padding column ``pad``, eps / (V - 2) on the rest
+                    ("The Annotated Transformer"; ``pad`` required and different from ``target``)
+    Taught in Part III, "Output layer, softmax and label smoothing".
+    """
+    if convention not in SMOOTHING_CONVENTIONS:
+        raise ValueError(f"unknown label-smoothing convention {convention!r}; use one of {SMOOTHING_CONVENTIONS}")
+    if not 0 <= target < V:
+        raise ValueError(f"target {target} is out of range [0, {V})")
+    if not 0.0 <= eps < 1.0:
+        raise ValueError(f"eps must be in [0, 1), got {eps}")
+    if convention == "pytorch":
+        return (1.0 - eps) * (np.arange(V) == target) + eps / V  # (V,)
+    if convention == "tensor2tensor":
+        q = np.full(V, eps / (V - 1))  # (V,) the other words share eps
+    else:
+        if pad is None or not 0 <= pad < V or pad == target or V < 3:
+            raise ValueError(f"'annotated' needs a padding column pad in [0, {V}) other than the target {target}, got {pad}")
+        q = np.full(V, eps / (V - 2))  # (V,) the words other than the target and the padding column share eps
+        q[pad] = 0.0
+    q[target] = 1.0 - eps
+    return q
+
+
+def smoothing_loss(logits, target: int, eps: float, convention: str = "pytorch", pad: int | None = None):
+    """One position's label-smoothed loss as each convention defines it. logits (V,); returns (loss, q).
+
+    "pytorch" is the cross-entropy  -sum q log p  (it equals ``cross_entropy_forward``); "tensor2tensor" and
+    "annotated" subtract the entropy of their q, giving the KL divergence  sum_{q_i > 0} q_i (log q_i - log p_i),
+    whose smallest value, at p = q, is 0. All three have gradient p - q with respect to the logits.
+    """
+    z = as_float("logits", logits)
+    if z.ndim != 1:
+        raise ValueError(f"logits must be one position's (V,) vector, got shape {z.shape}")
+    q = smoothed_target(target, z.shape[0], eps, convention, pad)  # (V,)
+    logp, _ = log_softmax_forward(z)  # (V,)
+    if convention == "pytorch":
+        return float(-(q * logp).sum()), q
+    kept = q > 0  # 0 log 0 = 0: a zero-target word adds nothing to the KL divergence
+    return float((q[kept] * (np.log(q[kept]) - logp[kept])).sum()), q

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from byhand.attention import attention_backward_traced, attention_forward
-from byhand.checks import as_float, check_last_dim, check_ndim
+from byhand.checks import as_float, check_last_dim, check_ndim, check_numeric
 from byhand.linear import linear_backward, linear_forward
 
 
@@ -41,7 +41,7 @@ def split_heads(x, n_heads: int) -> np.ndarray:
 
     Head j owns columns j*d_k .. (j+1)*d_k - 1 of d_model (the convention of GPT-2 and the paper).
     """
-    x = np.asarray(x)
+    x = check_numeric("x", x)
     if x.ndim < 2:
         raise ValueError(f"split_heads needs (..., T, d_model), got shape {x.shape}")
     *lead, T, d_model = x.shape
@@ -52,7 +52,7 @@ def split_heads(x, n_heads: int) -> np.ndarray:
 
 def merge_heads(x) -> np.ndarray:
     """Inverse of ``split_heads``: (..., h, T, d_k) -> (..., T, h * d_k), heads side by side."""
-    x = np.asarray(x)
+    x = check_numeric("x", x)
     if x.ndim < 3:
         raise ValueError(f"merge_heads needs (..., h, T, d_k), got shape {x.shape}")
     *lead, h, T, d_k = x.shape
@@ -105,6 +105,9 @@ def mha_backward_traced(dout, cache):
     order (the gradient of each forward name, without the "d" prefix so a model can prefix it).
     """
     n_heads = cache["n_heads"]
+    dout = as_float("dout", dout)
+    if dout.shape != cache["out"].shape:
+        raise ValueError(f"dout must have shape {cache['out'].shape}, got {dout.shape}")
     grads, grad_trace = {}, {}
     # out = O W_o + b_o: the gradient reaching O is dout W_o^T (transposed!)
     dO, grads["W_o"], db_o = linear_backward(dout, cache["lin_o"])  # (..., T_q, d_model)

@@ -17,7 +17,7 @@ from typing import Callable
 
 import numpy as np
 
-from byhand.checks import as_float
+from byhand.checks import as_float, check_dict, check_instance, check_number, is_number
 
 
 @dataclass(frozen=True)
@@ -29,9 +29,9 @@ class SGDConfig:
     weight_decay: float = 0.0  # lambda, added to the gradient: g <- g + lambda * theta
 
     def __post_init__(self):
-        _check_nonneg("lr", self.lr)
-        _check_nonneg("momentum", self.momentum)
-        _check_nonneg("weight_decay", self.weight_decay)
+        check_number("lr", self.lr)
+        check_number("momentum", self.momentum)
+        check_number("weight_decay", self.weight_decay)
 
 
 @dataclass(frozen=True)
@@ -84,6 +84,7 @@ def init_state(params: dict, buffers: tuple[str, ...] = ("m", "v", "b")) -> OptS
     unknown = sorted(set(buffers) - {"m", "v", "b"})
     if unknown:
         raise ValueError(f"unknown optimizer buffer(s) {unknown}; choose from 'm', 'v', 'b'")
+    check_dict("params", params)
     zeros = {name: np.zeros_like(as_float(f"param {name!r}", p)) for name, p in params.items()}
     m, v, b = ({n: z.copy() for n, z in zeros.items()} if key in buffers else {} for key in ("m", "v", "b"))
     return OptState(t=0, m=m, v=v, b=b)
@@ -95,6 +96,7 @@ def sgd_step(params: dict, grads: dict, state: OptState, config: SGDConfig, lr: 
     g = grad + lambda * theta;  b = mu * b + g (b = g at t = 1);  theta <- theta - lr * b (theta - lr * g if mu = 0).
     info[name] holds ``g`` (the decayed gradient), ``b`` (when mu > 0) and ``update`` (= -lr * b, the change to theta).
     """
+    check_instance("config", config, SGDConfig)
     lr = _resolve_lr(lr, config.lr)
     theta, g_raw = _check_step_inputs(params, grads, state, ("b",) if config.momentum else ())
     t = state.t + 1  # 1-based: the first step is t = 1
@@ -123,6 +125,7 @@ def adam_step(params: dict, grads: dict, state: OptState, config: AdamConfig, lr
     m_hat = m / (1 - beta1^t);  v_hat = v / (1 - beta2^t);  theta <- theta - lr * m_hat / (sqrt(v_hat) + eps).
     info[name] holds ``g``, ``m``, ``v``, ``m_hat``, ``v_hat`` and ``update`` (= -lr * m_hat / (sqrt(v_hat) + eps)).
     """
+    check_instance("config", config, AdamConfig)
     lr = _resolve_lr(lr, config.lr)
     theta, g_raw = _check_step_inputs(params, grads, state, ("m", "v"))
     t = state.t + 1  # incremented before the bias correction, so step 1 uses 1 - beta^1
@@ -143,6 +146,7 @@ def adamw_step(params: dict, grads: dict, state: OptState, config: AdamWConfig, 
     info[name] holds ``g``, ``m``, ``v``, ``m_hat``, ``v_hat``, ``decay`` (= -lr * lambda * theta, or 0) and
     ``update`` (the Adam part, = -lr * m_hat / (sqrt(v_hat) + eps)).
     """
+    check_instance("config", config, AdamWConfig)
     lr = _resolve_lr(lr, config.lr)
     theta, g_raw = _check_step_inputs(params, grads, state, ("m", "v"))
     t = state.t + 1  # incremented before the bias correction, so step 1 uses 1 - beta^1
@@ -174,12 +178,9 @@ def warmup_lr(t: int, d_model: int, warmup: int) -> float:
     lr(t) = d_model^-0.5 * min(t^-0.5, t * warmup^-1.5): linear growth for ``warmup`` steps, peak
     d_model^-0.5 * warmup^-0.5 at t = warmup, then decay as 1/sqrt(t).
     """
-    if not t >= 1:
-        raise ValueError(f"step t must be >= 1 (t is 1-based), got {t}")
-    if not d_model > 0:
-        raise ValueError(f"d_model must be positive, got {d_model}")
-    if not warmup > 0:
-        raise ValueError(f"warmup must be positive, got {warmup}")
+    _check_step(t)
+    check_number("d_model", d_model, positive=True)
+    check_number("warmup", warmup, positive=True)
     return d_model**-0.5 * min(t**-0.5, t * warmup**-1.5)
 
 
@@ -189,13 +190,13 @@ def cosine_lr(t: int, lr_max: float, warmup: int, total: int, lr_min: float = 0.
     lr = lr_max * t / warmup for t <= warmup; then, with s = (t - warmup) / (total - warmup),
     lr = lr_min + (lr_max - lr_min) * (1 + cos(pi * s)) / 2, which reaches lr_min at t = total and stays there.
     """
-    if not t >= 1:
-        raise ValueError(f"step t must be >= 1 (t is 1-based), got {t}")
-    _check_nonneg("lr_max", lr_max)
-    if not 0 <= lr_min <= lr_max:
+    _check_step(t)
+    check_number("lr_max", lr_max)
+    check_number("lr_min", lr_min)
+    if not lr_min <= lr_max:
         raise ValueError(f"lr_min must lie in [0, lr_max = {lr_max}], got {lr_min}")
-    if not warmup >= 0:
-        raise ValueError(f"warmup must be >= 0, got {warmup}")
+    check_number("warmup", warmup)
+    check_number("total", total)
     if not total > warmup:
         raise ValueError(f"total ({total}) must be larger than warmup ({warmup})")
     if t <= warmup:
@@ -210,8 +211,8 @@ def clip_grad_norm(grads: dict, max_norm: float) -> tuple[dict, float]:
     total_norm = sqrt(sum over params of ||g||^2);  coef = max_norm / (total_norm + 1e-6);
     every g is multiplied by coef only when coef < 1. Returns new arrays and total_norm (before clipping).
     """
-    if not max_norm > 0:
-        raise ValueError(f"max_norm must be positive, got {max_norm}")
+    check_number("max_norm", max_norm, positive=True)
+    check_dict("grads", grads)
     g = {name: as_float(f"grad for {name!r}", a) for name, a in grads.items()}
     # the norm of the per-parameter norms, as torch computes it
     per_param = np.array([np.sqrt(np.sum(a.astype(np.float64) ** 2)) for a in g.values()])  # (n_params,)
@@ -222,16 +223,16 @@ def clip_grad_norm(grads: dict, max_norm: float) -> tuple[dict, float]:
     return {name: a.copy() for name, a in g.items()}, total_norm
 
 
-def _check_nonneg(name: str, value) -> None:
-    """Raise unless ``value`` is a finite number >= 0."""
-    if not (isinstance(value, (int, float, np.floating, np.integer)) and math.isfinite(value) and value >= 0):
-        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+def _check_step(t) -> None:
+    """Raise unless the schedule's step ``t`` is a number >= 1 (steps count from 1)."""
+    if not is_number(t) or not t >= 1:
+        raise ValueError(f"step t must be >= 1 (t is 1-based), got {t!r}")
 
 
 def _check_adam_hyper(config) -> None:
     """Raise for Adam hyperparameters outside their ranges: lr, lambda >= 0, betas in [0, 1), eps > 0."""
-    _check_nonneg("lr", config.lr)
-    _check_nonneg("weight_decay", config.weight_decay)
+    check_number("lr", config.lr)
+    check_number("weight_decay", config.weight_decay)
     for name in ("beta1", "beta2"):
         beta = getattr(config, name)
         if not (isinstance(beta, (int, float, np.floating)) and 0 <= beta < 1):
@@ -244,12 +245,15 @@ def _resolve_lr(lr, default: float) -> float:
     """The learning rate for this step: the override (a schedule's value) if given, else the config's."""
     if lr is None:
         return default
-    _check_nonneg("lr", lr)
+    check_number("lr", lr)
     return lr
 
 
 def _check_step_inputs(params: dict, grads: dict, state: OptState, needed: tuple[str, ...]) -> tuple[dict, dict]:
     """Validate params, grads and the ``needed`` state buffers against each other; return float params and grads."""
+    check_dict("params", params)
+    check_dict("grads", grads)
+    check_instance("state", state, OptState)
     for name in params:
         if name not in grads:
             raise ValueError(f"grads is missing the parameter {name!r}")

@@ -1,11 +1,12 @@
 """The Part III toy: one training step of the 2017 encoder-decoder on "je suis -> i am", on two paths.
 
 Taught in Part III, "The 2017 encoder-decoder, by hand" (every chapter of the part imports it). The
-sizes and most weights come from the seed derivation (d_model 4, 2 heads, d_k 2, d_ff 8, one layer
-each side, target vocabulary [<bos>, i, am, <eos>], layer-norm eps 0); where the seed is silent, the
-choice is made here and written down.
+sizes and most weights come from the blog post that works one training step of the 2017 transformer
+by hand (``onestep2017`` in references.bib, "the post" below): d_model 4, 2 heads, d_k 2, d_ff 8, one
+layer each side, target vocabulary [<bos>, i, am, <eos>], layer-norm eps 0. Where the post is silent,
+the choice is made here and written down.
 
-Stated by the seed, used as stated:
+Stated by the post, used as stated:
   * X_src = [[1,0,1,0],[0,1,0,1]] (je, suis) after its two roundings "for hand arithmetic".
   * Encoder attention: W_K = W_Q, so K = Q; both heads land identically; W_O = I.
   * Encoder FFN: W_1 = [I | I] (4 -> 8), W_2 = [I ; I] (8 -> 4), zero biases.
@@ -15,25 +16,25 @@ Stated by the seed, used as stated:
   * Cross-attention: K and V share one matrix; scaled scores +-sqrt(2) (weights 0.944 / 0.056).
   * Only the last position (input "i", target "am") is scored; label smoothing 0.1 spread as eps/V.
 
-Filled in here (the seed does not give them):
+Filled in here (the post does not give them):
   * Source vocabulary [<pad>, je, suis, <eos>]; E_src, E_tgt are small non-integer tables whose
     rows, times sqrt(4) = 2 and rounded, then plus the sinusoidal positions and rounded again,
-    give the seed's X_src and the decoder input X_tgt = [[1,1,0,0],[0,0,1,1]] (<bos>, i).
+    give the post's X_src and the decoder input X_tgt = [[1,1,0,0],[0,0,1,1]] (<bos>, i).
     Rows never looked up are 0.
-  * Encoder W_Q = W_K = W_V = I: head 1 reads columns 0-1, head 2 columns 2-3, and X repeats
+  * Encoder W_Q = W_K = W_V = I: head 0 reads columns 0:2, head 1 columns 2:4, and X repeats
     itself across the two halves, which is why the heads "land identically".
   * Decoder self-attention W_Q = W_K = 1/2 (every entry): each query and key is the token's row
     sum / 2 in every column; <bos> and i both sum to 2, so every score in a row is equal and the
     causal mask alone decides the weights [1, 0] and [0.5, 0.5]. W_V = W_O = I.
   * Cross-attention W_Q swaps columns 1 and 2 (it turns [1,1,-1,-1] into the memory's pattern
-    [1,-1,1,-1]); W_K = W_V = I. W_O: head 1 writes (y - x) * [1,0,-1,0] ("<bos> up, am down"),
-    head 2 writes x * [0,0,1,1] + y * [1,1,0,0] (it cancels the decoder's own pattern).
+    [1,-1,1,-1]); W_K = W_V = I. W_O: head 0 writes (y - x) * [1,0,-1,0] ("<bos> up, am down"),
+    head 1 writes x * [0,0,1,1] + y * [1,1,0,0] (it cancels the decoder's own pattern).
   * Decoder FFN W_1 = [I | -I], W_2 = [I ; -I]: ReLU keeps the positive part in one half and the
     negative part in the other, W_2 adds them back, so FFN(x) = x and the final Add & Norm returns
-    its input. (With the encoder's [I | I] here the scored row could not come near the seed's.)
+    its input. (With the encoder's [I | I] here the scored row could not come near the post's.)
 
-The two paths. Both start from the seed's rounded X and agree through the cross-attention weights.
-  * The SEED'S ROUNDED PATH takes the scored row the seed prints, h = [1, 0, -1, 0], and computes
+The two paths. Both start from the post's rounded X and agree through the cross-attention weights.
+  * The ROUNDED PATH takes the scored row the post prints, h = [1, 0, -1, 0], and computes
     everything after it exactly: P(am) = 0.072, smoothed loss 2.5265, dL/dW_out[0,0] = 0.509.
     That row has variance 1/2, so no layer norm with gamma = 1 can output it; it is the exact row
     rounded to integers (or, read as a sum before the last norm, its exact norm is [1.414, 0, -1.414, 0]).
@@ -41,9 +42,15 @@ The two paths. Both start from the seed's rounded X and agree through the cross-
     row is (1 - t) * [-1,-1,1,1] + 2t * [1,0,-1,0], normalised, with t = tanh(sqrt(2)) the
     cross-attention's weight margin: [1.411, -0.095, -1.411, 0.095], P(am) = 0.038. With t = 1 it
     would be exactly [sqrt 2, 0, -sqrt 2, 0].
+Into the embeddings (chapter "The backward pass through the encoder-decoder"): a rounding has zero
+derivative almost everywhere, so each rounding of the inputs is held as a constant shift R, and
+X = sqrt(d_model) E[ids] + PE + R (``inputs_from_tables``). Then dE[v] = sqrt(d_model) * (sum of dX over
+the positions holding v), PE and R pass the gradient through and take none (``embedding_grads``).
 Adam (the paper's beta1 0.9, beta2 0.98, eps 1e-9, warm-up lr with d_model 512 and 4000 warm-up steps)
 moves W_out[0,0] by almost exactly lr(t) on either path, because m_hat / sqrt(v_hat) = sign(g) when the
 gradient is the same at every step: 1 - 1.747e-7 after step 1, and 0.999301 for the step at t = 4000.
+``adam_at_step`` computes it with eps after the bias correction (PyTorch, Kingma & Ba's Algorithm 1) or
+before it (TensorFlow's Adam, which the 2017 code used: eps-hat added to sqrt(v), correction in the step size).
 """
 from __future__ import annotations
 
@@ -52,24 +59,26 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from byhand.embedding import sinusoidal_positions
+from byhand.embedding import embedding_backward, embedding_forward, sinusoidal_positions
 from byhand.encdec import EncDecConfig, encdec_backward, encdec_forward_embedded, encdec_param_shapes
 from byhand.loss import cross_entropy_backward, cross_entropy_forward
 from byhand.optim import AdamConfig, OptState, adam_step, warmup_lr
 
-SRC_VOCAB = ("<pad>", "je", "suis", "<eos>")  # source vocabulary (the seed names no source tokens but je, suis)
-TGT_VOCAB = ("<bos>", "i", "am", "<eos>")  # target vocabulary, in the seed's order
+SRC_VOCAB = ("<pad>", "je", "suis", "<eos>")  # source vocabulary (the post names no source tokens but je, suis)
+TGT_VOCAB = ("<bos>", "i", "am", "<eos>")  # target vocabulary, in the post's order
 SOURCE = ("je", "suis")  # the encoder reads this
 TARGET_IN = ("<bos>", "i")  # the decoder reads the target shifted right
 TARGET_OUT = ("i", "am")  # and must predict this
-SCORED = 1  # the one position the seed scores: input "i", target "am"
+SCORED = 1  # the one position the post scores: input "i", target "am"
 LABEL_SMOOTHING = 0.1  # epsilon_ls of the paper, spread as eps / V over the vocabulary
-SEED_H = np.array([1.0, 0.0, -1.0, 0.0])  # the scored row the seed prints (rounded path)
-# Numbers as the seed prints them, for side-by-side comparison in the chapters (never used to compute).
-SEED_PRINTED = {"P_am": 0.072, "loss": 2.53, "p_bos": 0.535, "dW_out00": 0.510, "W_out00_4000": 0.999301}
+ROUNDED_H = np.array([1.0, 0.0, -1.0, 0.0])  # the scored row the post prints (rounded path)
+# Numbers as the post prints them, for side-by-side comparison in the chapters (never used to compute).
+POST_PRINTED = {"P_am": 0.072, "loss": 2.53, "p_bos": 0.535, "dW_out00": 0.510, "W_out00_4000": 0.999301}
 # The base model of the paper, for the sizes table and the Adam step.
 PAPER = {"d_model": 512, "n_heads": 8, "d_k": 64, "d_ff": 2048, "n_layers": 6, "vocab": 37000,
-         "warmup": 4000, "beta1": 0.9, "beta2": 0.98, "eps": 1e-9, "label_smoothing": 0.1}
+         "warmup": 4000, "beta1": 0.9, "beta2": 0.98, "eps": 1e-9, "label_smoothing": 0.1,
+         "p_drop": 0.1,  # dropout on each sub-layer's output and on the embedding + position sums (section 5.4)
+         "batch_tokens": 25000}  # about this many source and as many target tokens per batch (section 5.1)
 
 
 def toy_config() -> EncDecConfig:
@@ -117,12 +126,12 @@ def toy_params() -> dict[str, np.ndarray]:
 
 
 @dataclass(frozen=True)
-class SeedRounding:
-    """The seed's two roundings of one side's input, every stage kept (all (T, 4))."""
+class InputRounding:
+    """The post's two roundings of one side's input, every stage kept (all (T, 4))."""
 
     ids: np.ndarray  # (T,) token ids
     emb: np.ndarray  # E[ids] * sqrt(d_model), exact
-    emb_rounded: np.ndarray  # rounded to integers (the seed's first rounding)
+    emb_rounded: np.ndarray  # rounded to integers (the post's first rounding)
     pos: np.ndarray  # sinusoidal positions PE[0..T-1]
     sum_exact: np.ndarray  # emb_rounded + pos
     X: np.ndarray  # rounded again: what enters the model on both paths
@@ -133,8 +142,8 @@ def _round(a: np.ndarray) -> np.ndarray:
     return np.round(a) + 0.0  # + 0.0 turns -0.0 into 0.0
 
 
-def seed_rounding(side: str) -> SeedRounding:
-    """Embed ``side`` ("src": je suis, or "tgt": <bos> i) the seed's way: scale, round, add PE, round."""
+def round_inputs(side: str) -> InputRounding:
+    """Embed ``side`` ("src": je suis, or "tgt": <bos> i) the post's way: scale, round, add PE, round."""
     if side not in ("src", "tgt"):
         raise ValueError(f"side must be 'src' or 'tgt', got {side!r}")
     vocab, tokens, E = ((SRC_VOCAB, SOURCE, "E_src") if side == "src" else (TGT_VOCAB, TARGET_IN, "E_tgt"))
@@ -144,12 +153,12 @@ def seed_rounding(side: str) -> SeedRounding:
     pos = sinusoidal_positions(len(ids), d_model)  # (T, d_model)
     emb_rounded = _round(emb)
     sum_exact = emb_rounded + pos
-    return SeedRounding(ids, emb, emb_rounded, pos, sum_exact, _round(sum_exact), emb + pos)
+    return InputRounding(ids, emb, emb_rounded, pos, sum_exact, _round(sum_exact), emb + pos)
 
 
 def toy_inputs() -> tuple[np.ndarray, np.ndarray]:
-    """The hand-picked inputs (X_src, X_tgt), each (2, 4): the seed's rounded embeddings plus positions."""
-    return seed_rounding("src").X, seed_rounding("tgt").X
+    """The hand-picked inputs (X_src, X_tgt), each (2, 4): the post's rounded embeddings plus positions."""
+    return round_inputs("src").X, round_inputs("tgt").X
 
 
 def toy_targets() -> np.ndarray:
@@ -163,7 +172,7 @@ def toy_targets() -> np.ndarray:
 class ToyPath:
     """One path's numbers from the scored row on. Arrays are (V,) = (4,) unless noted."""
 
-    name: str  # "rounded" (the seed's) or "exact" (byhand.encdec)
+    name: str  # "rounded" (the post's printed row) or "exact" (byhand.encdec)
     h: np.ndarray  # the decoder's output at the scored position
     logits: np.ndarray  # h W_out + b_out
     p: np.ndarray  # softmax(logits)
@@ -182,9 +191,9 @@ def _loss_part(logits, label_smoothing):
 
 
 def rounded_path(label_smoothing: float = LABEL_SMOOTHING) -> ToyPath:
-    """The seed's path: its printed scored row h = [1, 0, -1, 0], then output layer, loss and gradient exactly."""
+    """The rounded path: the post's printed scored row h = [1, 0, -1, 0], then output layer, loss and gradient exactly."""
     params = toy_params()
-    h = SEED_H.copy()
+    h = ROUNDED_H.copy()
     H = np.zeros((len(TARGET_IN), 4))  # (T, d_model); the unscored row is never counted
     H[SCORED] = h
     logits = H @ params["W_out"] + params["b_out"]  # (T, V)
@@ -214,14 +223,24 @@ def adam_2017() -> AdamConfig:
     return AdamConfig(lr=0.0, beta1=PAPER["beta1"], beta2=PAPER["beta2"], eps=PAPER["eps"])
 
 
-def adam_at_step(W, g, t: int, d_model: int = PAPER["d_model"], warmup: int = PAPER["warmup"]):
-    """One Adam step number ``t`` on weight ``W`` with gradient ``g``, as the seed frames it.
+def adam_at_step(W, g, t: int, d_model: int = PAPER["d_model"], warmup: int = PAPER["warmup"],
+                 eps_placement: str = "after_correction"):
+    """One Adam step number ``t`` on weight ``W`` with gradient ``g``, as the post frames it.
 
     The history is "the same gradient g at each of the steps 1 .. t-1", so the moments going in are
     m = (1 - beta1^(t-1)) g and v = (1 - beta2^(t-1)) g^2, and after the step m_hat = g, v_hat = g^2
     exactly. The learning rate is ``warmup_lr(t, d_model, warmup)``. W is the value before the step
-    (the seed keeps W_out[0,0] = 1). Returns (W_new, info, lr) with info from ``byhand.optim.adam_step``.
+    (the post keeps W_out[0,0] = 1). Returns (W_new, info, lr).
+
+    ``eps_placement`` says where eps enters (the references disagree):
+      * "after_correction" (default; PyTorch's torch.optim.Adam, Kingma & Ba's Algorithm 1):
+        W - lr * m_hat / (sqrt(v_hat) + eps), by ``byhand.optim.adam_step``; info is its row.
+      * "before_correction" (TensorFlow's Adam, used by the 2017 code; Kingma & Ba's "efficient version"):
+        lr_t = lr * sqrt(1 - beta2^t) / (1 - beta1^t),  W - lr_t * m / (sqrt(v) + eps). This equals the
+        first form with eps replaced by eps / sqrt(1 - beta2^t). info has m, v, lr_t, eps_eff, update.
     """
+    if eps_placement not in ("after_correction", "before_correction"):
+        raise ValueError(f"eps_placement must be 'after_correction' or 'before_correction', got {eps_placement!r}")
     config = adam_2017()
     W = np.asarray(W, dtype=np.float64)
     g = np.asarray(g, dtype=np.float64)
@@ -230,6 +249,59 @@ def adam_at_step(W, g, t: int, d_model: int = PAPER["d_model"], warmup: int = PA
     lr = warmup_lr(t, d_model, warmup)
     m = (1 - config.beta1 ** (t - 1)) * g  # the running mean of a constant g after t-1 steps
     v = (1 - config.beta2 ** (t - 1)) * g * g
-    state = OptState(t=t - 1, m={"W": m}, v={"W": v}, b={"W": np.zeros_like(W)})
-    new, _, info = adam_step({"W": W}, {"W": g}, state, config, lr=lr)
-    return new["W"], info["W"], lr
+    if eps_placement == "after_correction":
+        state = OptState(t=t - 1, m={"W": m}, v={"W": v}, b={"W": np.zeros_like(W)})
+        new, _, info = adam_step({"W": W}, {"W": g}, state, config, lr=lr)
+        return new["W"], info["W"], lr
+    m = config.beta1 * m + (1 - config.beta1) * g  # the same moments as above, not bias-corrected
+    v = config.beta2 * v + (1 - config.beta2) * g * g
+    lr_t = lr * math.sqrt(1 - config.beta2**t) / (1 - config.beta1**t)  # the bias correction, in the step size
+    update = -lr_t * m / (np.sqrt(v) + config.eps)  # eps-hat: added before the correction
+    eps_eff = config.eps / math.sqrt(1 - config.beta2**t)  # the eps of the first form that gives the same step
+    return W + update, {"m": m, "v": v, "lr_t": lr_t, "eps_eff": eps_eff, "update": update}, lr
+
+
+def _rounding_offsets() -> dict[str, np.ndarray]:
+    """R = X - (sqrt(d_model) E[ids] + PE) per side, (T, d_model): what the two roundings added, held constant."""
+    return {side: round_inputs(side).X - round_inputs(side).unrounded for side in ("src", "tgt")}
+
+
+def inputs_from_tables(E_src, E_tgt) -> tuple[np.ndarray, np.ndarray]:
+    """(X_src, X_tgt) = sqrt(d_model) E[ids] + PE + R from embedding tables, R the roundings as constant shifts.
+
+    At the toy's tables this gives ``toy_inputs()`` (to the last bit or so); moving a table moves X by
+    sqrt(d_model) times the move, which is what a training step without rounding sees.
+    """
+    d_model = toy_config().d_model
+    R = _rounding_offsets()
+    out = []
+    for side, E in (("src", E_src), ("tgt", E_tgt)):
+        ids = round_inputs(side).ids  # (T,)
+        x, _ = embedding_forward(ids, E)  # (T, d_model)
+        out.append(x * math.sqrt(d_model) + sinusoidal_positions(len(ids), d_model) + R[side])  # (T, d_model)
+    return out[0], out[1]
+
+
+def table_loss(E_src, E_tgt, label_smoothing: float = LABEL_SMOOTHING) -> float:
+    """The exact path's loss as a function of the two embedding tables (every other weight the toy's)."""
+    X_src, X_tgt = inputs_from_tables(E_src, E_tgt)
+    logits, _ = encdec_forward_embedded(toy_params(), X_src, X_tgt, toy_config())
+    return float(cross_entropy_forward(logits, toy_targets(), label_smoothing=label_smoothing)[0])
+
+
+def embedding_grads(path: ToyPath | None = None) -> dict[str, np.ndarray]:
+    """dL/dE_src and dL/dE_tgt, each (4, d_model), from the exact path's dX_src and dX_tgt.
+
+    X = sqrt(d_model) E[ids] + PE + R: PE and R have no parameters and pass dX through unchanged; the
+    scale multiplies it by sqrt(d_model); the lookup scatters each row back to its token's row of E.
+    """
+    path = exact_path() if path is None else path
+    if path.trace is None:
+        raise ValueError("embedding_grads needs the exact path (the rounded path has no network below h)")
+    scale = math.sqrt(toy_config().d_model)
+    params = toy_params()
+    grads = {}
+    for side, E in (("src", "E_src"), ("tgt", "E_tgt")):
+        _, cache = embedding_forward(round_inputs(side).ids, params[E])
+        grads[E] = embedding_backward(path.trace[f"dX_{side}"] * scale, cache)  # (V, d_model)
+    return grads

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from byhand.checks import check_params
+from byhand.checks import check_ids, check_int, check_params, check_text, float_dtype
 from byhand.gpt import GPTConfig, gpt_loss_and_grads, gpt_param_shapes, init_gpt_params
 
 VOCAB: tuple[str, ...] = ("<bos>", "<eos>", "I", "like", "transformers", "the", "cat", "sat", "on", "mat")
 TOY_TEXT = "I like transformers"  # the sentence of Part II
-TOY_SEED = 3  # the seed of toy_params (chosen for varied attention rows, see toy_params)
+TOY_SEED = 3  # the random seed of toy_params (chosen for varied attention rows, see toy_params)
 
 TOY_CONFIG = GPTConfig(vocab_size=len(VOCAB), context=5, d_model=16, n_heads=2, n_layers=1, d_ff=64,
                        tie_weights=False)
@@ -47,8 +47,7 @@ def tokenize(text: str) -> np.ndarray:
     their positions in ``VOCAB``. Returns int64 ids (n_words + 2,). An unknown word, or a literal
     "<bos>"/"<eos>" inside the text, is a ValueError that names it.
     """
-    if not isinstance(text, str):
-        raise ValueError(f"text must be a string, got {type(text).__name__}")
+    check_text("text", text)
     index = {token: i for i, token in enumerate(VOCAB)}
     ids = [index["<bos>"]]
     for word in text.split():
@@ -63,10 +62,9 @@ def tokenize(text: str) -> np.ndarray:
 
 def detokenize(ids) -> list[str]:
     """The tokens of ``ids`` as strings, <bos> and <eos> included; ValueError for ids outside the vocabulary."""
-    ids = np.asarray(ids)
-    if ids.dtype.kind not in "iu" or np.any((ids < 0) | (ids >= len(VOCAB))):
-        raise ValueError(f"ids must be integers in [0, {len(VOCAB)}), got {ids.tolist()}")
-    return [VOCAB[i] for i in ids.ravel()]
+    if np.size(ids) == 0:
+        return []
+    return [VOCAB[i] for i in check_ids("ids", ids, len(VOCAB)).ravel()]
 
 
 def toy_batch(text: str = TOY_TEXT) -> tuple[np.ndarray, np.ndarray]:
@@ -102,6 +100,8 @@ def toy_params(seed: int = TOY_SEED, dtype=np.float64) -> dict[str, np.ndarray]:
     are 1 and betas 0, as in GPT-2. The draws come from one ``np.random.default_rng(seed)`` in the
     order of ``gpt_param_shapes``; the default seed gives varied rows (some sharp, some broad).
     """
+    check_int("seed", seed, low=0)
+    dtype = float_dtype(dtype)
     rng = np.random.default_rng(seed)
     params = init_gpt_params(TOY_CONFIG, seed=seed, dtype=dtype)  # gammas 1, betas 0: kept
     for name, shape in gpt_param_shapes(TOY_CONFIG).items():
@@ -117,8 +117,9 @@ def toy_params(seed: int = TOY_SEED, dtype=np.float64) -> dict[str, np.ndarray]:
 def toy_loss_and_grads(params: dict | None = None):
     """``gpt_loss_and_grads`` on the toy batch: (loss, grads, trace), with ``toy_params()`` by default.
 
-    ids are (T,) = (5,), so the trace has no batch axis: "x0" is (5, 16), "block0.attn.P" is
-    (2, 5, 5), "logits" and "p" are (5, 10). The loss is the mean over the 4 predicted positions.
+    ids are (T,) = (5,), so the trace has no batch axis: "x0" is (5, 16), "block0.attn.P" (the
+    attention weights A of both heads) is (2, 5, 5), "logits" and "p" are (5, 10). The loss is the
+    mean over the 4 predicted positions.
     """
     params = toy_params() if params is None else params
     return gpt_loss_and_grads(params, toy_batch(), TOY_CONFIG)

@@ -21,7 +21,7 @@ import pytest
 
 from byhand import gpt2
 from byhand.gpt import gpt_forward, gpt_loss_and_grads, gpt_param_shapes
-from byhand.seed003 import seed003_numbers
+from byhand.six_ideas import six_ideas_numbers
 
 RTOL_LOGITS, RTOL_LOSS, RTOL_GRAD, ATOL_GRAD = 1e-10, 1e-12, 1e-9, 1e-12
 # (config overrides, attention implementation): tied and untied heads, the three GELU names, n_inner, ln eps
@@ -156,7 +156,7 @@ def tiny_tokenizer(folder):
     return tok
 
 
-def test_tokenizer_and_seed003_against_transformers(hf, torch, tmp_path):
+def test_tokenizer_and_six_ideas_against_transformers(hf, torch, tmp_path):
     tok = tiny_tokenizer(tmp_path)
     V, bos = tok.get_vocab_size(), tok.token_to_id("<|endoftext|>")
     model = random_gpt2(hf, torch, tmp_path, vocab_size=V, n_positions=24, n_layer=2, n_embd=16, n_head=4)
@@ -171,7 +171,7 @@ def test_tokenizer_and_seed003_against_transformers(hf, torch, tmp_path):
     assert list(gpt2.load_tokenizer(tmp_path, bos=False).encode("to Mary")) == tok.encode("to Mary").ids
 
     prompt = text[: -len(" Mary")]
-    r = seed003_numbers(params, config, mine, prompt, " Mary", layer=1, head=3, lr=0.1, steps=2)
+    r = six_ideas_numbers(params, config, mine, prompt, " Mary", layer=1, head=3, lr=0.1, steps=2)
     ids = torch.tensor(mine.encode(prompt))[None]  # (1, T)
     a = r.final.answer_id
     assert r.final.answer == " Mary" and r.final.tokens[0] == "<|endoftext|>"

@@ -9,6 +9,15 @@ error of order h, and the central difference (L(x+h) − L(x−h)) / 2h, with an
 rounding in L (about 1e-16 relative) divided by h takes over. ``secant_state`` is the widget callback (pure,
 microseconds); ``error_curve`` sweeps h once for the right panel; ``derivative_view`` returns ``draw(fig, setting)``
 with ``setting = {"h": h}``.
+
+Where the two errors balance (eps = 2^-52, the spacing of float64 numbers near 1; L and its derivatives at the
+starting point):
+
+    forward:  (h/2)|L''| = 2 eps |L| / h      gives  h* = 2 sqrt(eps |L| / |L''|)        (of order sqrt(eps))
+    central:  (h^2/6)|L'''| = eps |L| / h     gives  h* = (3 eps |L| / |L'''|)^(1/3)     (of order eps^(1/3))
+
+``balanced_steps`` computes both; ``rms_error_curve`` measures the typical error at each h over several nearby
+starting points, so that the lucky zeros of one curve's round-off do not decide where its valley lies.
 """
 from __future__ import annotations
 
@@ -90,6 +99,51 @@ def error_curve(z, a: int, j: int, hs) -> ErrorCurve:
     return ErrorCurve(hs, np.array([s.forward_error for s in states]), np.array([s.central_error for s in states]))
 
 
+def rms_error_curve(z, a: int, j: int, hs, n: int = 16, spacing: float = 0.01) -> ErrorCurve:
+    """Root mean square of both errors over ``n`` starting points z_j + spacing·(k − n//2), k = 0 … n−1.
+
+    One curve's round-off is a pattern of lucky and unlucky digits that changes from CPU to CPU; averaged over
+    nearby starting points it follows its typical size, so the bottom of the valley no longer depends on luck.
+    """
+    if not (isinstance(n, int) and n >= 1 and np.isfinite(spacing) and spacing > 0):
+        raise ValueError(f"n must be an int >= 1 and spacing a finite number > 0, got {n!r} and {spacing!r}")
+    z = np.asarray(z, dtype=np.float64)
+    curves = []
+    for k in range(n):
+        zk = z.copy()
+        zk[j] += spacing * (k - n // 2)  # a nearby starting point
+        curves.append(error_curve(zk, a, j, hs))
+    fwd = np.sqrt(np.mean([c.forward ** 2 for c in curves], axis=0))  # (len(hs),)
+    cen = np.sqrt(np.mean([c.central ** 2 for c in curves], axis=0))  # (len(hs),)
+    return ErrorCurve(curves[0].hs, fwd, cen)
+
+
+@dataclass(frozen=True)
+class BalancedSteps:
+    """The nudges at which truncation and round-off errors balance, from the Taylor terms."""
+
+    eps: float  # spacing of float64 numbers near 1, 2^-52: round-off in L is about eps |L|
+    loss: float  # |L| at the starting point
+    d2: float  # |L''| = p_j (1 − p_j)
+    d3: float  # |L'''| = p_j (1 − p_j) |1 − 2 p_j|
+    forward: float  # 2 sqrt(eps |L| / |L''|)
+    central: float  # (3 eps |L| / |L'''|)^(1/3)
+
+
+def balanced_steps(z, a: int, j: int) -> BalancedSteps:
+    """Where the forward and central differences of L(z_j) should do best, before any nudge is measured."""
+    z = np.asarray(z, dtype=np.float64)
+    p = float(softmax_forward(z)[0][j])
+    loss = float(loss_of_logit(z, a, j, z[j]))
+    d2 = p * (1.0 - p)  # the second derivative of log-sum-exp along z_j (the −z_a term is linear)
+    d3 = p * (1.0 - p) * abs(1.0 - 2.0 * p)
+    if not (d2 > 0 and d3 > 0 and loss > 0):
+        raise ValueError("L is flat or zero along this logit (p_j is 0, 1/2 or 1): the estimate does not apply")
+    eps = float(np.finfo(np.float64).eps)
+    return BalancedSteps(eps, loss, d2, d3, float(2.0 * np.sqrt(eps * loss / d2)),
+                         float((3.0 * eps * loss / d3) ** (1.0 / 3.0)))
+
+
 def draw_secant(fig, s: SecantState, z, a: int, j: int, curve: ErrorCurve, word: str = "z_j") -> None:
     """Left: L against z_j with the tangent and the forward secant. Right: error against h on log axes."""
     ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 2]})
@@ -99,7 +153,7 @@ def draw_secant(fig, s: SecantState, z, a: int, j: int, curve: ErrorCurve, word:
     ax.plot(xs, s.loss0 + s.forward * (xs - s.x0), color="tab:red", lw=1.2, ls="--",
             label=f"secant, slope {s.forward:.4f}")
     ax.plot([s.x0, s.x0 + s.h], [s.loss0, s.loss_plus], "o", color="tab:red", ms=4)
-    ax.set_xlabel(f"logit of {word} (nats)")
+    ax.set_xlabel(f"logit of {word}")  # a logit is a plain number: it has no unit
     ax.set_ylabel("loss (nats)")
     lo = loss_of_logit(z, a, j, xs)
     ax.set_ylim(lo.min() - 0.3, lo.max() + 0.3)

@@ -44,7 +44,7 @@ class DotState:
     """Everything the dot-product view shows for one setting of the controls."""
 
     theta_deg: float  # angle between q and the turned key, before the nudge
-    j: int  # the entry of k that is nudged, counted from 1 as in the math (k_1 … k_n)
+    j: int  # the entry of k that is nudged, counted from 0 as everywhere in the book (k[j])
     delta: float  # the nudge added to k[j]
     terms: DotTerms  # q·k written out, after the nudge
     before: float  # q·k before the nudge
@@ -56,34 +56,35 @@ class DotState:
 def dot_state(q, k, theta_deg: float = 0.0, j: int = 0, delta: float = 0.0) -> DotState:
     """Turn ``k`` to angle ``theta_deg`` from ``q``, then add ``delta`` to entry ``j``; return the numbers to show.
 
-    ``j`` counts from 1, like the book's ``k_1 … k_n`` and the figure's axis, so ``j = 1`` is ``k[0]``.
+    ``j`` counts from 0, like the book's ``k_0 … k_{n-1}``, the figure's axis and Python: ``j = 0`` is ``k[0]``.
     """
     q = as_float("q", q)
     if not 0.0 <= theta_deg <= 180.0:
         raise ValueError(f"theta_deg must be between 0 and 180 degrees, got {theta_deg}")
-    if not 1 <= j <= q.shape[0]:
-        raise ValueError(f"entry j = {j} is outside 1..{q.shape[0]} (entries count from 1)")
+    if not 0 <= j < q.shape[0]:
+        raise ValueError(f"entry j = {j} is outside 0..{q.shape[0] - 1} (entries count from 0)")
     k_theta = turn(q, k, theta_deg)  # (n,)
     before = float(q @ k_theta)
     k_nudged = k_theta.copy()
-    k_nudged[j - 1] += delta
+    k_nudged[j] += delta
     thetas = np.arange(181.0)
     curve = np.linalg.norm(q) * np.linalg.norm(k_theta) * np.cos(np.deg2rad(thetas))  # (181,)
-    return DotState(theta_deg, j, delta, dot_terms(q, k_nudged), before, float(q[j - 1] * delta), thetas, curve)
+    return DotState(theta_deg, j, delta, dot_terms(q, k_nudged), before, float(q[j] * delta), thetas, curve)
 
 
 def draw_dot(fig, state: DotState) -> None:
     """Left: each product ``q_i k_i`` as a bar and the running total as a line. Right: ``q·k`` against the angle."""
     t = state.terms
     ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [2, 1]})
-    i = np.arange(1, len(t.products) + 1)
+    i = np.arange(len(t.products))  # entries counted from 0
     colors = np.where(t.products >= 0, "tab:blue", "tab:red")
     ax.vlines(i, 0, t.products, colors=colors, lw=3, label=r"term $q_i k_i$")  # one artist: fast to redraw
     ax.plot(i, t.running, color="black", lw=1.5, label="running total")
     ax.axhline(0, color="gray", lw=0.6)
-    ax.set_xlabel("entry i")
+    ax.set_xlabel("entry i (from 0)")
     ax.set_ylabel("value")
-    ax.set_title(f"q·k = {t.total:.2f}   (nudge adds q_{state.j}·Δ = {state.update:.2f})", fontsize=9)
+    ax.set_title(rf"$q \cdot k$ = {t.total:.2f}   (nudge adds $q_{{{state.j}}} \Delta$ = {state.update:.2f})",
+                 fontsize=9)
     ax.legend(loc="upper left", fontsize=7, frameon=False)
     ax2.plot(state.thetas, state.curve, color="tab:gray", lw=1.2)
     ax2.plot([state.theta_deg], [state.before], "o", color="black")

@@ -3,6 +3,9 @@
 ``nudge_trace`` reruns the toy forward with one parameter entry changed by Δ (a pure function: the
 parameters passed in are not modified). ``embed_state`` uses it on E[token, j] and returns the attention
 row of one query position in both heads, before and after. One forward of the toy takes about 2 ms.
+``swap_change`` trades the tokens at two positions and measures how far each token's attention output moves,
+with or without the learned positions: causal attention without positions sees which tokens precede a query,
+not in what order.
 """
 from __future__ import annotations
 
@@ -53,8 +56,32 @@ def embed_state(params: dict, token: str = "like", j: int = 0, delta: float = 0.
         raise ValueError(f"query position t = {t} is outside 0..{len(ids) - 1}")
     base = nudge_trace(params, "E", (VOCAB.index(token), j), 0.0)
     new = nudge_trace(params, "E", (VOCAB.index(token), j), delta)
-    P0, P1 = base["block0.attn.P"], new["block0.attn.P"]  # (h, T, T)
-    return EmbedState(token, j, delta, t, P0[:, t, :], P1[:, t, :], new["x0"] - base["x0"])
+    A0, A1 = base["block0.attn.P"], new["block0.attn.P"]  # (h, T, T) attention weights A before and after
+    return EmbedState(token, j, delta, t, A0[:, t, :], A1[:, t, :], new["x0"] - base["x0"])
+
+
+def swap_change(params: dict, i: int, j: int, positions: bool = True, ids=None,
+                config: GPTConfig = TOY_CONFIG) -> np.ndarray:
+    """How far each token's attention output moves when the tokens at positions i and j trade places: (T,).
+
+    Entry k is max |out'[k'] - out[k]| over the d_model columns, where out = "block0.attn.out" (T, d_model)
+    and k' is where token k sits after the swap, so each token is compared with itself. With
+    ``positions=False`` the position table P is zeroed first: then a token's output depends on the set of
+    tokens at or before it, and tokens after both i and j move only by rounding. ids default to the toy
+    sentence; ``params`` is not modified.
+    """
+    ids = toy_batch()[0] if ids is None else np.asarray(ids)
+    T = len(ids)
+    if not (0 <= i < T and 0 <= j < T) or i == j:
+        raise ValueError(f"positions i = {i}, j = {j} must differ and lie in 0..{T - 1}")
+    p = dict(params)
+    if not positions:
+        p["P"] = np.zeros_like(params["P"])  # no position rows: x0 = E[ids]
+    perm = np.arange(T)  # (T,) new order: perm[k] is the old position of the token now at k
+    perm[[i, j]] = perm[[j, i]]
+    out = gpt_forward(p, ids, config)[1]["trace"]["block0.attn.out"]  # (T, d_model)
+    out_swapped = gpt_forward(p, ids[perm], config)[1]["trace"]["block0.attn.out"]  # (T, d_model)
+    return np.abs(out_swapped[perm] - out).max(axis=1)  # (T,) perm is its own inverse: row k is token k again
 
 
 def draw_embed(fig, state: EmbedState) -> None:
@@ -69,7 +96,7 @@ def draw_embed(fig, state: EmbedState) -> None:
         ax.set_xticks(x, labels, fontsize=7, rotation=20)
         ax.set_ylim(0, 1)
         ax.set_xlabel("key position (token)")
-        ax.set_title(f"head {k + 1}: query {state.t} ({labels[state.t]})", fontsize=9)
+        ax.set_title(f"head {k}: query {state.t} ({labels[state.t]})", fontsize=9)
     np.atleast_1d(axes)[0].set_ylabel("attention weight")
     np.atleast_1d(axes)[0].legend(fontsize=7, frameon=False, loc="upper left")
     fig.subplots_adjust(left=0.09, right=0.98, bottom=0.24, top=0.80, wspace=0.12)

@@ -3,6 +3,7 @@
 GELU(x) = x Phi(x) = 0.5 x (1 + erf(x / sqrt 2)); GPT-2 uses 0.5 x (1 + tanh(sqrt(2/pi)(x + 0.044715 x^3))).
 ``gelu_state(x)`` evaluates both forms (with ``byhand.activations``) at one point and along a grid, with
 their difference; ``draw_gelu`` plots the curves and the difference, marking the toy's pre-activations.
+``gap_peaks`` finds where the two forms part most: the local maxima of |GELU_tanh - GELU_erf|.
 """
 from __future__ import annotations
 
@@ -38,6 +39,23 @@ def gelu_state(x: float = 0.0, samples=(), lo: float = -5.0, hi: float = 5.0, n:
     erf, _ = gelu_forward(both, approximate="erf")
     return GeluState(x, float(tanh[-1]), float(erf[-1]), grid, tanh[:-1], erf[:-1],
                      np.asarray(samples, dtype=np.float64).ravel())
+
+
+def gap_peaks(lo: float = -5.0, hi: float = 5.0, n: int = 100_001) -> tuple[np.ndarray, np.ndarray]:
+    """Where the tanh and erf forms part most: (x, gap) at the local maxima of |GELU_tanh(x) - GELU_erf(x)|.
+
+    Both forms are evaluated on ``n`` points of [lo, hi] (spacing 1e-4 by default, so each x is good to
+    about that); a local maximum is a grid point larger than its left neighbour and at least its right
+    one. The difference is even in x (both forms satisfy GELU(x) - GELU(-x) = x), so the peaks come in
+    pairs ±x. Returns x (k,) in increasing order and the gap (k,) there.
+    """
+    if not (lo < hi and n >= 3):
+        raise ValueError(f"need lo < hi and n >= 3, got lo = {lo}, hi = {hi}, n = {n}")
+    grid = np.linspace(lo, hi, n)  # (n,)
+    gap = np.abs(gelu_forward(grid, approximate="tanh")[0] - gelu_forward(grid, approximate="erf")[0])  # (n,)
+    inner = gap[1:-1]  # (n - 2,) points with two neighbours
+    peak = np.flatnonzero((inner > gap[:-2]) & (inner >= gap[2:])) + 1  # (k,) grid indices of local maxima
+    return grid[peak], gap[peak]
 
 
 def draw_gelu(fig, state: GeluState) -> None:

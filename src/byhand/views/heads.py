@@ -3,9 +3,10 @@
 Concatenating the heads and multiplying by W_o is the same as giving each head its own block of rows
 of W_o and adding the results:
 
-    out_t = [o_t^(1), o_t^(2)] W_o + b_o = o_t^(1) W_o[0:d_k] + o_t^(2) W_o[d_k:2 d_k] + b_o.
+    out_t = [o_t^(0), o_t^(1)] W_o + b_o = o_t^(0) W_o[0:d_k] + o_t^(1) W_o[d_k:2 d_k] + b_o.
 
-``head_state`` scales head 2's share by α (α = 1: the model; α = 0: head 2 switched off) and returns
+Heads count from 0, as everywhere in the book. ``head_state`` scales the last head's share (head 1 of the
+toy) by α (α = 1: the model; α = 0: that head switched off) and returns
 each term; ``draw_heads`` stacks them.
 """
 from __future__ import annotations
@@ -19,7 +20,7 @@ from ..checks import as_float, check_ndim
 
 @dataclass(frozen=True)
 class HeadState:
-    """The output row of position t as a sum of per-head terms, head 2 scaled by alpha."""
+    """The output row of position t as a sum of per-head terms, the last head's scaled by alpha."""
 
     t: int  # position
     alpha: float  # the weight of the last head's term (1 = the model)
@@ -47,17 +48,17 @@ def draw_heads(fig, state: HeadState) -> None:
     """Each head's term as side-by-side bars for the 16 output entries, and their sum with b_o as a line."""
     ax = fig.subplots()
     h, d = state.terms.shape
-    i = np.arange(1, d + 1)
+    i = np.arange(d)  # entries counted from 0
     w = 0.8 / h
     for k in range(h):
-        label = f"head {k + 1}" + (f" × α = {state.alpha:.2f}" if k == h - 1 else "")
+        label = f"head {k}" + (f" × α = {state.alpha:.2f}" if k == h - 1 else "")
         ax.bar(i + (k - (h - 1) / 2) * w, state.terms[k], width=w, label=label)
-    ax.plot(i, state.out, "o-", color="black", ms=3, lw=1, label="out = sum + b_o")
+    ax.plot(i, state.out, "o-", color="black", ms=3, lw=1, label=r"out = sum + $b_O$")
     ax.axhline(0, color="gray", lw=0.6)
     ax.set_xticks(i)
-    ax.set_xlabel("entry of the output row (d_model)")
+    ax.set_xlabel(f"entry of the output row (0 to {d - 1})")
     ax.set_ylabel("value")
-    ax.set_title(f"output row of position {state.t}, head {h} weighted by α = {state.alpha:.2f}", fontsize=9)
+    ax.set_title(f"output row of position {state.t}, head {h - 1} weighted by α = {state.alpha:.2f}", fontsize=9)
     ax.legend(fontsize=7, frameon=False, ncol=3, loc="lower left")
     fig.subplots_adjust(left=0.09, right=0.98, bottom=0.17, top=0.85)
 

@@ -42,10 +42,10 @@ def ln_state(x_row, gamma, beta, eps: float = 1e-5, scale: float = 1.0, shift: f
 def draw_ln(fig, state: LNState) -> None:
     """Left: the scaled, shifted row. Right: its layer norm, with the unscaled row's layer norm outlined."""
     ax, ax2 = fig.subplots(1, 2)
-    i = np.arange(1, state.x.shape[0] + 1)
+    i = np.arange(state.x.shape[0])  # entries counted from 0
     ax.bar(i, state.x, color="tab:gray", width=0.7)
     ax.axhline(state.mean, color="tab:red", lw=1, label=f"mean {state.mean:.3f}")
-    ax.set_xlabel("entry (d_model)")
+    ax.set_xlabel(f"entry of the row (0 to {i[-1]})")
     ax.set_ylabel("input value")
     ax.set_title(f"c·x + b, c = {state.scale:g}, b = {state.shift:g}", fontsize=9)
     ax.legend(fontsize=7, frameon=False)
@@ -53,7 +53,7 @@ def draw_ln(fig, state: LNState) -> None:
     ax2.bar(i, state.y_ref, fill=False, edgecolor="black", width=0.7, lw=0.8)
     ax2.axhline(0, color="gray", lw=0.6)
     ax2.set_ylim(-3, 3)
-    ax2.set_xlabel("entry (d_model)")
+    ax2.set_xlabel(f"entry of the row (0 to {i[-1]})")
     ax2.set_ylabel("layer-norm output")
     ax2.set_title(f"LN; outline: LN(x). Largest gap {np.abs(state.y - state.y_ref).max():.4f}", fontsize=9)
     fig.subplots_adjust(left=0.09, right=0.98, bottom=0.17, top=0.85, wspace=0.3)

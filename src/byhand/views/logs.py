@@ -27,7 +27,7 @@ class LogsState:
     probs: np.ndarray  # (V,) softmax(z)
     p: float  # p_a
     loss: float  # −log p_a, computed from the log-softmax (finite even where p_a underflows)
-    rank: int  # 1 for the most likely word, V for the least
+    rank: int  # an ordinal, not an index: 1 for the most likely word, V for the least (1 + the words above it)
     order: np.ndarray  # (V,) ids from most to least likely
     curve_p: np.ndarray  # (n,) probabilities on a log grid for the curve
     curve_loss: np.ndarray  # (n,) −log of them
@@ -58,9 +58,9 @@ def draw_logs(fig, state: LogsState) -> None:
     V = state.probs.shape[0]
     ax2.semilogy(np.arange(1, V + 1), state.probs[state.order], ".", color="tab:blue", ms=3)
     ax2.semilogy([state.rank], [state.p], "o", color="tab:red", ms=6)
-    ax2.set_xlabel("words, most to least likely (rank)")
+    ax2.set_xlabel("rank of the word (1 = most likely)")
     ax2.set_ylabel("probability (log axis)")
-    ax2.set_title(f"{state.answer} is number {state.rank} of {V}", fontsize=8)
+    ax2.set_title(f"{state.rank - 1} of the {V} words are more likely than {state.answer}", fontsize=8)
     fig.subplots_adjust(left=0.09, right=0.98, bottom=0.17, top=0.86, wspace=0.35)
 
 

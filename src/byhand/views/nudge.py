@@ -113,12 +113,8 @@ def nudge_curve(params: dict, batch, config: GPTConfig, name: str, index, span: 
 
 
 def entry_label(name: str, index: tuple[int, ...]) -> str:
-    """The entry as the book's math counts it (from 1): ``W_out, row 1, column 4`` for NumPy's ``W_out[0, 3]``."""
-    if len(index) == 1:
-        return f"{name}, entry {index[0] + 1}"
-    if len(index) == 2:
-        return f"{name}, row {index[0] + 1}, column {index[1] + 1}"
-    return f"{name}[{', '.join(str(i + 1) for i in index)}]"
+    """The entry as a reader types it into Python, counted from 0 like the whole book: ``W_out[0, 3]``."""
+    return f"{name}[{', '.join(str(int(i)) for i in index)}]"
 
 
 def draw_nudge(fig, state: NudgeState, curve: NudgeCurve) -> None:

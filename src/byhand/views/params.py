@@ -77,10 +77,10 @@ def draw_params(fig, state: ParamState) -> None:
     ax.set_xlim(0, max(values) * 1.35)
     ax.invert_yaxis()
     ax.set_xlabel("parameters (count)")
-    ax.set_title(f"d_model = {state.d_model}, d_ff = {4 * state.d_model}: total {state.total}", fontsize=9)
+    ax.set_title(rf"$d_{{model}}$ = {state.d_model}, $d_{{ff}}$ = {4 * state.d_model}: total {state.total}", fontsize=9)
     ax2.plot(state.widths, state.totals, color="tab:gray", lw=1.2)
     ax2.plot([state.d_model], [state.total], "o", color="black")
-    ax2.set_xlabel("d_model (width)")
+    ax2.set_xlabel(r"width $d_{model}$")
     ax2.set_ylabel("total parameters")
     fig.subplots_adjust(left=0.17, right=0.98, bottom=0.17, top=0.80, wspace=0.45)
 

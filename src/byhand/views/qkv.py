@@ -56,10 +56,11 @@ def draw_qkv(fig, state: QKVState) -> None:
         ax.axvline(k * d // state.n_heads - 0.5, color="gray", ls=":", lw=1)
     ax.axhline(0, color="gray", lw=0.6)
     ax.set_xticks(i)
-    ax.set_xlabel("entry of q (0–7 head 1, blue; 8–15 head 2, orange)")
+    d_k = d // state.n_heads
+    ax.set_xlabel(f"entry of the query (columns 0:{d_k} head 0, blue; {d_k}:{d} head 1, orange)")
     ax.set_ylabel("value")
     change = np.abs(state.after - state.before).max()
-    ax.set_title(f"q_{state.t} after x_{state.t}[{state.j}] += {state.delta:.2f} "
+    ax.set_title(rf"$q_{{{state.t}}}$ after $\hat x[{state.t}, {state.j}]$ += {state.delta:.2f} "
                  f"(outline: before; largest change {change:.3f})", fontsize=9)
     fig.subplots_adjust(left=0.09, right=0.98, bottom=0.17, top=0.85)
 

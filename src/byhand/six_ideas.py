@@ -1,9 +1,11 @@
-"""Seed 003's numbers for any ``byhand`` GPT: the final-position guess, one head's query-key sum, and learning.
+"""Part I's six ideas as numbers, for any ``byhand`` GPT: the final-position guess, one head's query-key sum,
+the sentence's probability and a few steps of learning.
 
-Taught in Part IV, appendix "Same code, real GPT-2". The figures of the book's opening (P(Mary), the running
-total of head 9.9's query-key product, why scores are divided by sqrt(d_k), the probability of a whole sentence,
-one SGD step at lr 2e-5 and ten of them) come from GPT-2 small. ``seed003_numbers`` recomputes all of them for
-any model ``byhand.gpt`` runs: GPT-2 loaded by ``byhand.gpt2``, the book's own small model, or a random one.
+Taught in Part I (each chapter calls it on the book's own trained model, ``byhand.ioi.load_model("mid")``) and in
+the appendix "Same code, real GPT-2", which runs it on GPT-2 small where its weights exist locally. "The math
+inside a transformer" tells the same six ideas with figures from GPT-2 small (``byhand.reported``);
+``six_ideas_numbers`` computes each of them for any model ``byhand.gpt`` runs, and ``summary`` names them with the
+keys of ``byhand.reported.gpt2_reported()`` for a side-by-side table.
 
 For a prompt x_0 .. x_{T-1} (x_0 is the start token, if the tokenizer adds one) and its answer a:
 
@@ -14,7 +16,8 @@ For a prompt x_0 .. x_{T-1} (x_0 is the start token, if the tokenizer adds one) 
     theta  <- theta - lr * dloss/dtheta   (plain SGD on the final-position loss), repeated ``steps`` times
 
 The tokenizer is anything with ``encode(text) -> ids`` and ``decode(ids) -> str`` (``byhand.gpt2.HFTokenizer``,
-``byhand.ioi.Vocab``). The answer's id is the one token that ``encode(prompt + answer)`` adds to ``encode(prompt)``.
+``byhand.ioi.Vocab``). The answer's id is the one token that ``encode(prompt + answer)`` adds to ``encode(prompt)``;
+the optional subject (the name that should lose) is found the same way.
 """
 from __future__ import annotations
 
@@ -85,13 +88,15 @@ class SGDRun:
 
 
 @dataclass(frozen=True)
-class Seed003:
-    """Every number of seed 003 for one model, prompt and answer."""
+class SixIdeas:
+    """Every number of the six ideas for one model, prompt and answer."""
 
     final: FinalPosition
     head: HeadScores
     sentence: SentenceProb
     sgd: SGDRun
+    subject_id: int | None = None  # id of the subject token (the name that should lose), if one was given
+    subject_pos: tuple[int, ...] = ()  # its positions in the prompt
 
 
 def answer_ids(tokenizer, prompt: str, answer: str) -> tuple[np.ndarray, int]:
@@ -152,15 +157,18 @@ def _sentence(params, config, full, decode) -> SentenceProb:
                         total_cost=total, product=float(np.exp(-total)))
 
 
-def seed003_numbers(params: dict, config: GPTConfig, tokenizer, prompt: str = EXAMPLE, answer: str = " Mary",
-                    layer: int | None = None, head: int | None = None, key_pos: int | None = None,
-                    lr: float = 2e-5, steps: int = 10, top_k: int = 5, line_scales=()) -> Seed003:
-    """Seed 003's computations for ``prompt`` -> ``answer`` on any byhand GPT; ``params`` are not modified.
+def six_ideas_numbers(params: dict, config: GPTConfig, tokenizer, prompt: str = EXAMPLE, answer: str = " Mary",
+                      layer: int | None = None, head: int | None = None, key_pos: int | None = None,
+                      lr: float = 2e-5, steps: int = 10, top_k: int = 5, line_scales=(),
+                      subject: str | None = None) -> SixIdeas:
+    """The six ideas' computations for ``prompt`` -> ``answer`` on any byhand GPT; ``params`` are not modified.
 
-    layer/head pick the attention head (GPT-2 small: 9, 9); None picks the head whose final query attends most
-    to the answer's first mention (key_pos, by default found in the prompt). The loss is -log P(answer) at the
-    final position only; ``steps`` SGD steps of size ``lr`` follow, and ``line_scales`` adds the loss at
-    theta - s * lr * g for each s (g the first gradient). Arrays come back in the params' dtype.
+    layer/head pick the attention head (for GPT-2 small, "The math inside a transformer" uses 9, 9, a name-mover
+    head that Wang et al. 2022 found by path patching); None picks the head whose final query attends most to
+    the answer's first mention (key_pos, by default found in the prompt): a choice by attention alone. The loss
+    is -log P(answer) at the final position only; ``steps`` SGD steps of size ``lr`` follow, and ``line_scales``
+    adds the loss at theta - s * lr * g for each s (g the first gradient). ``subject`` (e.g. " John") records
+    the id and positions of the name that should lose, for ``summary``. Arrays come back in the params' dtype.
     """
     if (layer is None) != (head is None):
         raise ValueError("give both layer and head, or neither")
@@ -170,6 +178,8 @@ def seed003_numbers(params: dict, config: GPTConfig, tokenizer, prompt: str = EX
     if not (isinstance(steps, int) and steps >= 0 and isinstance(top_k, int) and top_k >= 1):
         raise ValueError(f"steps must be an int >= 0 and top_k an int >= 1, got {steps!r} and {top_k!r}")
     ids, a = answer_ids(tokenizer, prompt, answer)
+    subject_id = None if subject is None else answer_ids(tokenizer, prompt, subject)[1]
+    subject_pos = () if subject_id is None else tuple(int(t) for t in np.flatnonzero(ids == subject_id))
     if ids.size + 1 > config.context:
         raise ValueError(f"prompt + answer has {ids.size + 1} tokens, longer than the context of {config.context}")
     targets = np.full((1, ids.size), -1, dtype=np.int64)  # (1, T): only the final position counts
@@ -193,35 +203,36 @@ def seed003_numbers(params: dict, config: GPTConfig, tokenizer, prompt: str = EX
     run = SGDRun(lr=lr, loss=np.array(losses), p_answer=np.array(p_answer), p_top=np.stack(p_top),
                  line_scales=scales, line_loss=np.array(line))
     full = np.append(ids, a)  # (T + 1,)
-    return Seed003(final=final, head=head_scores, sentence=_sentence(params, config, full, tokenizer.decode), sgd=run)
+    return SixIdeas(final=final, head=head_scores, sentence=_sentence(params, config, full, tokenizer.decode), sgd=run,
+                    subject_id=subject_id, subject_pos=subject_pos)
 
 
-# Seed 003's figures for GPT-2 small, head 9.9, as printed there (rounded); keys as in ``summary``
-SEED_003 = {"P(answer)": 0.677, "P(runner-up)": 0.128, "logit of the answer": -74.8, "mean logit": -93.0,
-            "logit gap to the runner-up": 1.66, "loss = -log P(answer)": 0.39, "dloss/dz of the answer": -0.323,
-            "smallest P": 3e-15, "q.k at the answer": 49.4, "raw score at position 0": 39.0,
-            "raw share of the answer": 0.99997, "scaled share of the answer": 0.67,
-            "scaled share of position 0": 0.18, "P(sentence)": 2.8e-24, "-log P(sentence)": 54.2,
-            "loss after 1 step": 0.30, "P(answer) after 1 step": 0.743, "loss after 10 steps": 0.09,
-            "P(answer) after 10 steps": 0.915}
+def summary(r: SixIdeas) -> dict[str, float]:
+    """The headline numbers of a ``SixIdeas`` as plain floats, under the keys of ``byhand.reported.gpt2_reported()``.
 
-
-def summary(r: Seed003) -> dict[str, float]:
-    """The headline numbers of a ``Seed003`` as plain floats, under the keys of ``SEED_003`` (for a side-by-side table).
-
-    The runner-up is the most likely token other than the answer; "after n steps" needs at least n steps.
+    The runner-up is the most likely token other than the answer; "after n steps" needs at least n steps;
+    "P(subject)" and "scaled share of the subject" (summed over every mention) need ``subject``. One key more
+    than the reported figures: "smallest P", the least likely token's probability.
     """
     f, h, s = r.final, r.head, r.sentence
     a = f.answer_id
     rival = int(np.argmax(np.where(np.arange(f.probs.size) == a, -np.inf, f.probs)))  # best token that is not a
-    out = {"P(answer)": f.p_answer, "P(runner-up)": f.probs[rival], "logit of the answer": f.logits[a],
-           "mean logit": f.logits.mean(), "logit gap to the runner-up": f.logits[a] - f.logits[rival],
-           "loss = -log P(answer)": f.loss, "dloss/dz of the answer": f.dlogits[a], "smallest P": f.probs.min(),
-           "q.k at the answer": h.running[-1], "raw score at position 0": h.raw[0],
+    out = {"q.k at the answer": h.running[-1], "raw score at position 0": h.raw[0],
            "raw share of the answer": h.share_raw[h.key_pos], "scaled share of the answer": h.share_scaled[h.key_pos],
-           "scaled share of position 0": h.share_scaled[0], "P(sentence)": s.product, "-log P(sentence)": s.total_cost}
+           "scaled share of position 0": h.share_scaled[0]}
+    if r.subject_id is not None:
+        out["scaled share of the subject"] = h.share_scaled[list(r.subject_pos)].sum()
+    out.update({"logit of the answer": f.logits[a], "mean logit": f.logits.mean(),
+                "logit gap to the runner-up": f.logits[a] - f.logits[rival], "P(answer)": f.p_answer,
+                "P(runner-up)": f.probs[rival]})
+    if r.subject_id is not None:
+        out["P(subject)"] = f.probs[r.subject_id]
+    out.update({"loss = -log P(answer)": f.loss, "dloss/dz of the answer": f.dlogits[a],
+                "words in the sentence": len(s.words), "P(sentence)": s.product, "-log P(sentence)": s.total_cost,
+                "learning rate": r.sgd.lr})
     for n in (1, 10):
         if r.sgd.loss.size > n:
             out[f"loss after {n} step{'s' * (n > 1)}"] = r.sgd.loss[n]
             out[f"P(answer) after {n} step{'s' * (n > 1)}"] = r.sgd.p_answer[n]
+    out["smallest P"] = f.probs.min()
     return {k: float(v) for k, v in out.items()}

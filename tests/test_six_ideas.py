@@ -1,4 +1,4 @@
-"""byhand.seed003 on a tiny random GPT, each number checked against an oracle computed another way.
+"""byhand.six_ideas on a tiny random GPT, each number checked against an oracle computed another way.
 
 Oracles: a softmax written here; queries and keys rebuilt from the layer-norm output and W_q, W_k; the sentence
 probability from separate forwards of every prefix (no reliance on the causal mask); the SGD step done by hand;
@@ -9,7 +9,8 @@ import pytest
 
 from byhand import ioi
 from byhand.gpt import GPTConfig, gpt_forward, gpt_loss_and_grads, init_gpt_params
-from byhand.seed003 import SEED_003, answer_ids, seed003_numbers, summary
+from byhand.reported import gpt2_reported
+from byhand.six_ideas import answer_ids, six_ideas_numbers, summary
 
 VOCAB = ioi.build_vocab()  # word-level, <bos> first: a tokenizer with encode/decode
 CONFIG = GPTConfig(vocab_size=len(VOCAB), context=20, d_model=16, n_heads=4, n_layers=2, d_ff=32)
@@ -24,7 +25,7 @@ def softmax(z):
 
 @pytest.fixture(scope="module")
 def r():
-    return seed003_numbers(PARAMS, CONFIG, VOCAB, PROMPT, " Mary", layer=1, head=2, lr=0.05, steps=4,
+    return six_ideas_numbers(PARAMS, CONFIG, VOCAB, PROMPT, " Mary", layer=1, head=2, lr=0.05, steps=4,
                            line_scales=(-1e-3, 1e-3, 1.0))
 
 
@@ -114,14 +115,14 @@ def test_slope_along_the_gradient_is_minus_its_squared_norm(r):
 def test_params_untouched_and_float32_kept():
     before = {n: v.copy() for n, v in PARAMS.items()}
     p32 = {n: v.astype(np.float32) for n, v in PARAMS.items()}
-    r = seed003_numbers(p32, CONFIG, VOCAB, PROMPT, " Mary", steps=1)
+    r = six_ideas_numbers(p32, CONFIG, VOCAB, PROMPT, " Mary", steps=1)
     assert all(np.array_equal(before[n], PARAMS[n]) for n in PARAMS)
     assert r.final.probs.dtype == r.head.q.dtype == np.float32
     assert r.sgd.loss.shape == (2,) and r.sgd.line_loss.shape == (0,)
 
 
 def test_default_head_is_the_one_that_looks_at_the_answer():
-    r = seed003_numbers(PARAMS, CONFIG, VOCAB, PROMPT, " Mary", steps=0)
+    r = six_ideas_numbers(PARAMS, CONFIG, VOCAB, PROMPT, " Mary", steps=0)
     _, cache = gpt_forward(PARAMS, VOCAB.encode(PROMPT)[None], CONFIG)
     share = [[cache["trace"][f"block{i}.attn.P"][0, j, -1, 2] for j in range(4)] for i in range(2)]
     assert share[r.head.layer][r.head.head] == max(max(row) for row in share)
@@ -144,7 +145,7 @@ def test_any_tokenizer_and_config():
     config = GPTConfig(vocab_size=6, context=8, d_model=8, n_heads=2, n_layers=1, d_ff=8, tie_weights=False,
                        gelu="erf")
     params = init_gpt_params(config, seed=1, std=0.5)
-    r = seed003_numbers(params, config, Words(), "the cat sat on the", " cat", steps=2, top_k=3)
+    r = six_ideas_numbers(params, config, Words(), "the cat sat on the", " cat", steps=2, top_k=3)
     assert r.sentence.words == ("cat", "sat", "on", "the", "cat")  # the first word is not predicted
     assert r.final.top_words[0] == Words.words[int(np.argmax(r.final.probs))] and len(r.final.top_ids) == 3
     y = np.eye(6)[1]
@@ -155,37 +156,54 @@ def test_errors():
     with pytest.raises(ValueError, match="must add exactly one token.*adds 2"):
         answer_ids(VOCAB, PROMPT, " Mary John")
     with pytest.raises(ValueError, match="does not occur in the prompt: pass key_pos"):
-        seed003_numbers(PARAMS, CONFIG, VOCAB, PROMPT, " Anna", steps=0)
+        six_ideas_numbers(PARAMS, CONFIG, VOCAB, PROMPT, " Anna", steps=0)
     with pytest.raises(ValueError, match="give both layer and head"):
-        seed003_numbers(PARAMS, CONFIG, VOCAB, PROMPT, " Mary", layer=1)
+        six_ideas_numbers(PARAMS, CONFIG, VOCAB, PROMPT, " Mary", layer=1)
     with pytest.raises(ValueError, match="outside the model"):
-        seed003_numbers(PARAMS, CONFIG, VOCAB, PROMPT, " Mary", layer=2, head=0, steps=0)
+        six_ideas_numbers(PARAMS, CONFIG, VOCAB, PROMPT, " Mary", layer=2, head=0, steps=0)
     with pytest.raises(ValueError, match="longer than the context of 20"):
-        seed003_numbers(PARAMS, CONFIG, VOCAB, PROMPT + " the store" * 3, " Mary", steps=0)
+        six_ideas_numbers(PARAMS, CONFIG, VOCAB, PROMPT + " the store" * 3, " Mary", steps=0)
     with pytest.raises(ValueError, match="lr must be > 0"):
-        seed003_numbers(PARAMS, CONFIG, VOCAB, PROMPT, " Mary", lr=0.0)
+        six_ideas_numbers(PARAMS, CONFIG, VOCAB, PROMPT, " Mary", lr=0.0)
     with pytest.raises(ValueError, match="steps must be an int"):
-        seed003_numbers(PARAMS, CONFIG, VOCAB, PROMPT, " Mary", steps=-1)
+        six_ideas_numbers(PARAMS, CONFIG, VOCAB, PROMPT, " Mary", steps=-1)
     with pytest.raises(ValueError, match="unknown word"):
-        seed003_numbers(PARAMS, CONFIG, VOCAB, "When Zorro went to", " Mary")
+        six_ideas_numbers(PARAMS, CONFIG, VOCAB, "When Zorro went to", " Mary")
 
 
-def test_summary_has_seed_003s_keys(r):
+def test_summary_has_the_reported_keys(r):
     s = summary(r)
-    long = seed003_numbers(PARAMS, CONFIG, VOCAB, PROMPT, " Mary", layer=1, head=2, lr=0.05, steps=10)
-    assert set(summary(long)) == set(SEED_003)  # ten steps: every figure of the seed has its counterpart
+    long = six_ideas_numbers(PARAMS, CONFIG, VOCAB, PROMPT, " Mary", layer=1, head=2, lr=0.05, steps=10,
+                             subject=" John")
+    # ten steps and a subject: every reported figure has its counterpart, plus the smallest probability
+    assert set(summary(long)) == set(gpt2_reported()) | {"smallest P"}
     assert "loss after 10 steps" not in s and s["loss after 1 step"] == r.sgd.loss[1]
+    assert "P(subject)" not in s and "scaled share of the subject" not in s  # no subject given
     p = r.final.probs
     others = [p[i] for i in range(len(p)) if i != r.final.answer_id]
-    assert s["P(runner-up)"] == max(others)
+    assert s["P(runner-up)"] == max(others) and s["smallest P"] == min(p)
     assert np.isclose(s["logit gap to the runner-up"], np.log(s["P(answer)"] / s["P(runner-up)"]))  # e^gap = ratio
     assert s["dloss/dz of the answer"] == pytest.approx(s["P(answer)"] - 1)
     assert s["q.k at the answer"] == pytest.approx(r.head.raw[2]) and s["P(sentence)"] == r.sentence.product
+    assert s["words in the sentence"] == len(ioi.tokenize(PROMPT)) + 1 and s["learning rate"] == 0.05
     assert all(isinstance(v, float) for v in s.values())
+
+
+def test_subject_probability_and_share_over_both_mentions():
+    r = six_ideas_numbers(PARAMS, CONFIG, VOCAB, PROMPT, " Mary", layer=1, head=2, steps=0, subject=" John")
+    john = VOCAB.index["John"]
+    assert r.subject_id == john and r.subject_pos == (4, 10)  # <bos> When Mary and John ... , John gave
+    s = summary(r)
+    assert s["P(subject)"] == r.final.probs[john]
+    _, cache = gpt_forward(PARAMS, VOCAB.encode(PROMPT)[None], CONFIG)
+    row = cache["trace"]["block1.attn.P"][0, 2, -1]  # head 1.2's attention from the final position
+    assert s["scaled share of the subject"] == pytest.approx(row[4] + row[10], abs=1e-14)
+    with pytest.raises(ValueError, match="must add exactly one token"):
+        six_ideas_numbers(PARAMS, CONFIG, VOCAB, PROMPT, " Mary", steps=0, subject=" John Mary")
 
 
 def test_sentence_probability_does_not_underflow_in_float32():
     p32 = {n: v.astype(np.float32) for n, v in init_gpt_params(CONFIG, seed=1, std=3.0).items()}
-    r = seed003_numbers(p32, CONFIG, VOCAB, PROMPT, " Mary", steps=0)
+    r = six_ideas_numbers(p32, CONFIG, VOCAB, PROMPT, " Mary", steps=0)
     assert r.sentence.total_cost > 110  # exp(-110) is below float32's smallest number
     assert r.sentence.product > 0 and np.isclose(np.log(r.sentence.product), -r.sentence.total_cost)
