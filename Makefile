@@ -18,7 +18,7 @@ TORCH_PIN ?= torch==2.13.0
 CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
 
-.PHONY: help book test test-portable test-oracle check-html lab lint lint-workflow outputs bench ioi-model vendor clean distclean
+.PHONY: help book test test-portable test-oracle check-html check-lab bench-widgets-live lab lint lint-workflow outputs bench ioi-model vendor clean distclean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/'
@@ -82,6 +82,14 @@ check-html: $(STAMP)  ## open every built page in headless Chromium, offline; sc
 	@test -x "$(CHROMIUM)" || { echo "installing Debian's chromium (needs root)"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium > /dev/null; }
 	$(BIN)/python tools/check_html.py
+
+check-lab: $(STAMP)  ## JupyterLab + headless Chromium: run chapter 01, move its slider, check the live figure
+	@test -x "$(CHROMIUM)" || { echo "installing Debian's chromium (needs root)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium > /dev/null; }
+	$(BIN)/python tools/check_lab.py
+
+bench-widgets-live: $(STAMP)  ## every widget moved through a real kernel: latency per move, and a burst (benchmarks/README.md)
+	$(BIN)/python benchmarks/bench_widget_latency.py
 
 # As root (containers, Codespaces) JupyterLab refuses to start without --allow-root. Extra options pass through:
 # make lab LAB_ARGS="--no-browser --port 8890"

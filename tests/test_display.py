@@ -1,11 +1,13 @@
 """Tests for byhand.display: the written-out arithmetic must equal the arithmetic."""
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from byhand.display import dot_terms, fmt, matrix_tex, table
+from byhand.display import COLUMN_EM, dot_terms, fmt, matrix_tex, sum_tex, table, tex_width
 
 finite = st.floats(-100, 100, allow_nan=False, allow_infinity=False)
 
@@ -66,14 +68,16 @@ def test_fmt_never_shows_negative_zero_and_caps_decimals():
 
 
 def test_matrix_tex_shows_values_and_shape():
-    tex = repr(matrix_tex(np.array([[1.0, -2.0], [3.0, 4.5]]), name="W", digits=1))
+    m = matrix_tex(np.array([[1.0, -2.0], [3.0, 4.5]]), name="W", digits=1)
+    tex = m.source
     assert tex.startswith("W = ")
+    assert repr(m) == "W = [2 × 2 matrix]" and m.full is None  # short plain text; nothing elided, nothing more
     assert r"1.0 & -2.0 \\ 3.0 & 4.5" in tex
     assert r"(2 \times 2)" in tex
 
 
 def test_matrix_tex_elides_large_matrices():
-    tex = repr(matrix_tex(np.zeros((20, 30)), max_rows=6, max_cols=8))
+    tex = matrix_tex(np.zeros((20, 30)), max_rows=6, max_cols=8).source
     assert r"\vdots" in tex and r"\cdots" in tex and r"(20 \times 30)" in tex
     assert tex.count(r"\\") == 5  # 6 rows shown: 4 first, the dots, the last
 
@@ -86,7 +90,73 @@ def test_table_checks_row_width():
 
 
 def test_matrix_tex_writes_masked_scores_as_minus_infinity_and_refuses_nan():
-    tex = repr(matrix_tex(np.array([[0.5, -np.inf], [0.25, 1.0]]), name="S", digits=2))
+    tex = matrix_tex(np.array([[0.5, -np.inf], [0.25, 1.0]]), name="S", digits=2).source
     assert r"0.50 & -\infty \\ 0.25 & 1.00" in tex
     with pytest.raises(ValueError, match="S contains NaN"):
         matrix_tex(np.array([1.0, np.nan]), name="S")
+
+
+# Widths measured in Chromium: MathJax 3 (CHTML, TeX font) at the book's 16 px body text, divided by 16 px/em.
+MEASURED_EM = {
+    "0.718": 36.44 / 16,
+    r"(-0.419) \cdot 0.718": 109.28 / 16,
+    r"Q^{(1)}[3,:]\cdot K^{(1)}[1,:]": 124.91 / 16,
+    "0000000000": 80.00 / 16,
+}
+
+
+@pytest.mark.parametrize("tex, measured", MEASURED_EM.items())
+def test_tex_width_errs_wide_but_not_by_much(tex, measured):
+    assert measured <= tex_width(tex) <= 1.15 * measured
+
+
+def _rows(tex):
+    return tex.removeprefix(r"\begin{aligned} ").removesuffix(r"\end{aligned}").split(r" \\ ")
+
+
+def test_a_long_dot_product_breaks_into_aligned_lines_that_fit():
+    rng = np.random.default_rng(0)
+    t = dot_terms(rng.normal(size=8), rng.normal(size=8), names=(r"Q^{(1)}[3,:]", r"K^{(1)}[1,:]"), digits=3)
+    rows = _rows(t.latex())
+    assert len(rows) >= 4  # the factors need two lines, then products and total
+    assert rows[0].startswith(r"Q^{(1)}[3,:]\cdot K^{(1)}[1,:] &= ")
+    assert rows[1].startswith(r"&\quad {}+ ")  # a continuation line, aligned under the first
+    lhs = tex_width(r"Q^{(1)}[3,:]\cdot K^{(1)}[1,:]")
+    for r in rows:
+        body = r.split("&", 1)[1]
+        assert lhs + tex_width(body) <= COLUMN_EM, r
+    # every factor is still there, in order: the line breaks changed the layout, not the sum
+    written = re.findall(r"\(?(-?\d+\.\d+)\)? \\cdot \(?(-?\d+\.\d+)\)?", t.latex())
+    assert [float(x) for x, _ in written] == [float(fmt(x, 3)) for x in t.a]
+    assert rows[-1] == f"&= {fmt(t.total, 3)}"
+
+
+def test_sum_tex_writes_short_sums_on_one_line_and_checks_its_steps():
+    assert sum_tex("s", ["0.2", "0.3"], "0.5").source == r"\begin{aligned} s &= 0.2 + 0.3 \\ &= 0.5\end{aligned}"
+    with pytest.raises(ValueError, match="no terms"):
+        sum_tex("s", [])
+    with pytest.raises(ValueError, match="at least one step"):
+        sum_tex("s")
+
+
+def test_a_wide_matrix_keeps_its_shape_and_first_and_last_columns_and_the_rest_is_one_click_away():
+    A = np.arange(80.0).reshape(5, 16) / 1000 - 0.05  # (5, 16), entries like -0.050
+    m = matrix_tex(A, name="dO", digits=3)
+    first_row = m.source.split(r"\begin{bmatrix}")[1].split(r" \\ ")[0].split(" & ")
+    assert r"\cdots" in first_row and len(first_row) < 16
+    assert first_row[0] == fmt(A[0, 0], 3) and first_row[-1] == fmt(A[0, -1], 3) and first_row[-2] == fmt(A[0, -2], 3)
+    assert r"(5 \times 16)" in m.source
+    widths = [tex_width(c) for c in first_row]
+    assert tex_width("dO = ") + sum(widths) + len(first_row) - 1 + 1.0 <= COLUMN_EM
+    # the full matrix: every entry, in a <details> box under the display
+    assert m.full.count(" & ") == 5 * 15 and r"\cdots" not in m.full
+    md = m._repr_markdown_()
+    assert md.startswith("$$\n") and '<details class="byhand-full"><summary>Show all 16 columns</summary>' in md
+    assert md.endswith("$$\n\n</details>") and md.count("$$") == 4
+    assert repr(m) == "dO = [5 × 16 matrix]"
+
+
+def test_a_long_vector_is_elided_too():
+    m = matrix_tex(np.linspace(-1, 1, 64), name="v", digits=4)
+    assert r"\cdots" in m.source and "Show all 64 entries" in m._repr_markdown_()
+    assert repr(m) == "v = [64 vector]"

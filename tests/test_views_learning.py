@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from byhand.gpt import GPTConfig, gpt_forward, gpt_loss_and_grads, init_gpt_params
-from byhand.views.learning import grad_norm2, learning_view, line_curve, sgd_run, step, step_state
+from byhand.views.learning import grad_norm2, learning_view, line_curve, step, step_state
 
 CONFIG = GPTConfig(vocab_size=7, context=5, d_model=8, n_heads=2, n_layers=1, d_ff=16)
 IDS = np.array([0, 3, 5, 2, 4])
@@ -74,20 +74,3 @@ def test_state_is_fast():
     for _ in range(10):
         step_state(params, grads, IDS, A, CONFIG, 0.1, p0, g2)
     assert (time.perf_counter() - t) / 10 < 0.05
-
-
-def test_sgd_run_repeats_the_step_with_a_fresh_gradient():
-    params, grads, loss = setup(3)
-    run = sgd_run(params, IDS, A, CONFIG, 0.05, steps=2)
-    assert run.loss.shape == (3,) and run.probs.shape == (3, CONFIG.vocab_size) and run.grad_norm.shape == (3,)
-    assert run.loss[0] == pytest.approx(own_loss(params), rel=1e-12)
-    assert run.grad_norm[0] == pytest.approx(np.sqrt(grad_norm2(grads)), rel=1e-12)
-    theta = step(params, grads, 0.05)  # the second step uses the gradient at the new weights
-    targets = np.full(IDS.size, -1)
-    targets[-1] = A
-    _, g1, _ = gpt_loss_and_grads(theta, (IDS, targets), CONFIG)
-    assert run.loss[1] == pytest.approx(own_loss(theta), rel=1e-12)
-    assert run.loss[2] == pytest.approx(own_loss(step(theta, g1, 0.05)), rel=1e-12)
-    np.testing.assert_allclose(-np.log(run.probs[:, A]), run.loss, rtol=1e-10)
-    with pytest.raises(ValueError):
-        sgd_run(params, IDS, A, CONFIG, 0.05, steps=-1)

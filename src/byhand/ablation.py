@@ -78,7 +78,8 @@ def ablate(params: dict, config: GPTConfig, component: Component, mean=None) -> 
     """A copy of ``params`` whose forward is the model with ``component`` removed; ``params`` are not touched.
 
     mean None: zero ablation. Otherwise the constant that replaces the part's output: (d_k,) for a head,
-    (d_model,) for a sublayer (``component_means`` gives both). Only the edited arrays are new; they are float64.
+    (d_model,) for a sublayer (``component_means`` gives both). Only the edited arrays are new, worked out in
+    float64 and returned in their own dtype.
     """
     _check(component, config)
     out = dict(params)
@@ -96,7 +97,8 @@ def ablate(params: dict, config: GPTConfig, component: Component, mean=None) -> 
     else:
         b = np.zeros_like(b) if mean is None else _vector(mean, config.d_model).copy()  # (d_model,)
         W[:] = 0.0
-    out[W_name], out[b_name] = W, b
+    out[W_name] = W.astype(np.asarray(params[W_name]).dtype)
+    out[b_name] = b.astype(np.asarray(params[b_name]).dtype)
     return out
 
 

@@ -90,11 +90,12 @@ def check_int(name: str, value, low: int = 1) -> int:
     return int(value)
 
 
-def check_instance(name: str, obj, cls: type) -> None:
-    """Raise unless ``obj`` is a ``cls`` (a config dataclass, an optimizer state)."""
+def check_instance(name: str, obj, cls: type, what: str = "") -> None:
+    """Raise unless ``obj`` is a ``cls`` (a config dataclass, an optimizer state); ``what`` words the expected
+    type in the message (default: "a GPTConfig", "an OptState")."""
     if not isinstance(obj, cls):
-        article = "an" if cls.__name__[0] in "AEIOU" else "a"
-        raise ValueError(f"{name} must be {article} {cls.__name__}, got {type(obj).__name__}")
+        what = what or ("an " if cls.__name__[0] in "AEIOU" else "a ") + cls.__name__
+        raise ValueError(f"{name} must be {what}, got {type(obj).__name__}")
 
 
 def is_number(value) -> bool:
@@ -121,8 +122,7 @@ def float_dtype(dtype) -> np.dtype:
 
 def check_dict(name: str, obj) -> None:
     """Raise unless ``obj`` is a dict (any Mapping) of name -> array, as params, grads and tensors are."""
-    if not isinstance(obj, Mapping):
-        raise ValueError(f"{name} must be a dict of name -> array, got {type(obj).__name__}")
+    check_instance(name, obj, Mapping, "a dict of name -> array")
 
 
 def check_ids(name: str, ids, vocab_size: int) -> np.ndarray:
@@ -155,9 +155,8 @@ def check_sequence_ids(name: str, ids, vocab_size: int, max_len: int, limit: str
 
 
 def check_text(name: str, text) -> str:
-    """Raise unless ``text`` is a string (a list of words or bytes would be read wrongly, or fail far away)."""
-    if not isinstance(text, str):
-        raise ValueError(f"{name} must be a string, got {type(text).__name__}")
+    """Return ``text``, which must be a string (a list of words or bytes would be read wrongly, or fail far away)."""
+    check_instance(name, text, str, "a string")
     return text
 
 

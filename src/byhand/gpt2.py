@@ -133,7 +133,8 @@ def params_from_hf(tensors: dict, config: GPTConfig, dtype=np.float64) -> dict[s
             raise ValueError(f"tensor {name} must have shape {shape} for this config, got {np.shape(t[name])}")
     a = {}
     for n, v in t.items():
-        a[n] = np.array(as_float(f"tensor {n}", v), dtype=dtype)  # fresh, writable, contiguous copies
+        with np.errstate(over="ignore"):  # an overflow of the cast is named just below
+            a[n] = np.array(as_float(f"tensor {n}", v), dtype=dtype)  # fresh, writable, contiguous copies
         check_finite(f"tensor {n}", a[n])  # again after the cast: float64 -> float32 can overflow to inf
     d = config.d_model
     p = {"E": a["wte.weight"], "P": a["wpe.weight"]}

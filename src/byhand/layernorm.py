@@ -12,18 +12,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from byhand.checks import all_finite, as_float, check_last_dim, check_ndim
+from byhand.checks import all_finite, as_float, check_last_dim, check_ndim, is_number
 
 
-def _check_affine(x: np.ndarray, gamma, beta=None):
-    """gamma and beta as float arrays of shape (D,), D = x.shape[-1]."""
+def _check_affine(x: np.ndarray, **arrays):
+    """The named arrays (gamma, and beta when given) as float arrays of shape (D,), D = x.shape[-1]."""
     if x.ndim == 0 or x.shape[-1] == 0:
         raise ValueError(f"x must have a non-empty last axis to normalise, got shape {x.shape}")
     D = x.shape[-1]
     out = []
-    for name, a in (("gamma", gamma), ("beta", beta)):
-        if a is None:
-            continue
+    for name, a in arrays.items():
         a = as_float(name, a)
         check_ndim(name, a, (1,))
         check_last_dim(name, a, D, "d_model")
@@ -32,8 +30,8 @@ def _check_affine(x: np.ndarray, gamma, beta=None):
 
 
 def _check_eps(eps) -> float:
-    if not eps >= 0:
-        raise ValueError(f"eps must be >= 0, got {eps}")
+    if not (is_number(eps) and eps >= 0):
+        raise ValueError(f"eps must be >= 0, got {eps!r}")
     return float(eps)
 
 
@@ -54,7 +52,7 @@ def layernorm_forward(x, gamma, beta, eps: float = 1e-5):
     ``_rescaled``); their cache then also holds "scale".
     """
     x = as_float("x", x)
-    gamma, beta = _check_affine(x, gamma, beta)
+    gamma, beta = _check_affine(x, gamma=gamma, beta=beta)
     eps = _check_eps(eps)
     # test constancy directly: the rounded mean of a constant row can leave var at 1e-34 instead of 0
     if eps == 0.0 and np.any(np.all(x == x[..., :1], axis=-1)):
@@ -135,7 +133,7 @@ def layernorm_jacobian(x_row, gamma, eps: float = 1e-5):
     """
     x_row = as_float("x_row", x_row)
     check_ndim("x_row", x_row, (1,))
-    (gamma,) = _check_affine(x_row, gamma)
+    (gamma,) = _check_affine(x_row, gamma=gamma)
     eps = _check_eps(eps)
     D = x_row.shape[0]
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is caught below, not warned about

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from byhand.checks import as_float
+from byhand.checks import as_float, check_int, is_number
 from byhand.softmax import log_softmax_forward
 
 
@@ -45,7 +45,7 @@ def cross_entropy_forward(logits, targets, label_smoothing: float = 0.0, reducti
         raise ValueError(f"targets must be integer class ids, got dtype {targets.dtype}")
     if targets.shape != logits.shape[:-1]:
         raise ValueError(f"targets must have shape {logits.shape[:-1]} (logits without V), got {targets.shape}")
-    if not 0.0 <= label_smoothing < 1.0:
+    if not (is_number(label_smoothing) and 0.0 <= label_smoothing < 1.0):
         raise ValueError(f"label_smoothing must be in [0, 1), got {label_smoothing}")
     if reduction not in ("mean", "sum"):
         raise ValueError(f"unknown reduction {reduction!r}; use 'mean' or 'sum'")
@@ -106,10 +106,12 @@ def smoothed_target(target: int, V: int, eps: float, convention: str = "pytorch"
     """
     if convention not in SMOOTHING_CONVENTIONS:
         raise ValueError(f"unknown label-smoothing convention {convention!r}; use one of {SMOOTHING_CONVENTIONS}")
-    if not 0 <= target < V:
+    check_int("V", V, low=2)  # one word leaves nothing to smooth towards (and eps / (V - 1) divides by 0)
+    check_int("target", target, low=0)
+    if not target < V:
         raise ValueError(f"target {target} is out of range [0, {V})")
-    if not 0.0 <= eps < 1.0:
-        raise ValueError(f"eps must be in [0, 1), got {eps}")
+    if not (is_number(eps) and 0.0 <= eps < 1.0):
+        raise ValueError(f"eps must be in [0, 1), got {eps!r}")
     if convention == "pytorch":
         return (1.0 - eps) * (np.arange(V) == target) + eps / V  # (V,)
     if convention == "tensor2tensor":

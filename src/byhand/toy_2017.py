@@ -73,7 +73,8 @@ SCORED = 1  # the one position the post scores: input "i", target "am"
 LABEL_SMOOTHING = 0.1  # epsilon_ls of the paper, spread as eps / V over the vocabulary
 ROUNDED_H = np.array([1.0, 0.0, -1.0, 0.0])  # the scored row the post prints (rounded path)
 # Numbers as the post prints them, for side-by-side comparison in the chapters (never used to compute).
-POST_PRINTED = {"P_am": 0.072, "loss": 2.53, "p_bos": 0.535, "dW_out00": 0.510, "W_out00_4000": 0.999301}
+POST_PRINTED = {"P_am": 0.072, "loss": 2.53, "p_bos": 0.535, "dW_out00": 0.510, "W_out00_4000": 0.999301,
+                "e_sqrt2": 4.10, "e_minus_sqrt2": 0.243, "cross_weights": (0.944, 0.056)}
 # The base model of the paper, for the sizes table and the Adam step.
 PAPER = {"d_model": 512, "n_heads": 8, "d_k": 64, "d_ff": 2048, "n_layers": 6, "vocab": 37000,
          "warmup": 4000, "beta1": 0.9, "beta2": 0.98, "eps": 1e-9, "label_smoothing": 0.1,

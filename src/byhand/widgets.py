@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-import matplotlib.pyplot as plt
-
 
 def sweep(defaults: dict, name: str, values: Sequence) -> list[dict]:
     """Settings that vary control ``name`` over ``values`` with the other controls at their defaults.
@@ -25,26 +23,12 @@ def sweep(defaults: dict, name: str, values: Sequence) -> list[dict]:
 
 
 def interactive_view(draw: Callable, controls: dict, figsize: tuple[float, float] = (7.0, 3.0), dpi: int = 72):
-    """Return a widget box: the ``controls`` (name -> ipywidget) above an output that shows ``draw(fig, values)``.
+    """Return a widget box: the ``controls`` (name -> ipywidget) above an image of ``draw(fig, values)``.
 
-    The figure is redrawn whenever a control changes. ipywidgets is imported here, not at module level, so that
-    ``byhand`` itself does not need it.
+    The figure is redrawn whenever a control changes, in one figure kept for the widget, and a quick drag folds into
+    the latest value (``byhand.live``). ipywidgets is imported there, at call time, so that ``byhand`` itself does
+    not need it.
     """
-    import ipywidgets as widgets
-    from IPython.display import display
+    from .live import live_view
 
-    out = widgets.Output()
-
-    def redraw(_change=None):
-        values = {name: w.value for name, w in controls.items()}
-        fig = plt.figure(figsize=figsize, dpi=dpi)
-        draw(fig, values)
-        with out:
-            out.clear_output(wait=True)
-            display(fig)
-        plt.close(fig)
-
-    for w in controls.values():
-        w.observe(redraw, names="value")
-    redraw()
-    return widgets.VBox([widgets.HBox(list(controls.values())), out])
+    return live_view(draw, controls, figsize=figsize, dpi=dpi)

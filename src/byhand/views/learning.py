@@ -6,8 +6,7 @@ The gradient g of the loss at θ is computed once. For each learning rate η the
 
 For small η the loss falls along the straight line; past the best η it climbs back and, for large η, ends above
 where it started (overshoot). ``step_state`` is the widget callback (one forward, a few ms); ``line_curve`` sweeps η
-once; ``learning_view`` returns ``draw(fig, setting)`` with ``setting = {"eta": η}``. ``sgd_run`` repeats the step,
-recomputing the gradient each time (Part I, "Learning": ten steps on one sentence).
+once; ``learning_view`` returns ``draw(fig, setting)`` with ``setting = {"eta": η}``.
 """
 from __future__ import annotations
 
@@ -15,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..gpt import GPTConfig, gpt_forward, gpt_loss_and_grads
+from ..gpt import GPTConfig, gpt_forward
 from ..softmax import softmax_forward
 
 
@@ -76,37 +75,6 @@ def line_curve(params: dict, grads: dict, ids, a: int, config: GPTConfig, etas) 
     etas = np.sort(np.asarray(etas, dtype=np.float64))
     loss = [-np.log(final_probs(step(params, grads, e), ids, config)[a]) for e in etas]
     return LineCurve(etas, np.array(loss), grad_norm2(grads))
-
-
-@dataclass(frozen=True)
-class SGDRun:
-    """Plain SGD on the loss of one answer: where the loss, the probabilities and |g| go, step by step."""
-
-    eta: float  # the learning rate of every step
-    loss: np.ndarray  # (steps + 1,) the loss before any step, then after each step
-    probs: np.ndarray  # (steps + 1, V) P(next word) at the last position, at the same moments
-    grad_norm: np.ndarray  # (steps + 1,) |g| at the same moments (the last one is measured, never used)
-
-
-def sgd_run(params: dict, ids, a: int, config: GPTConfig, eta: float, steps: int) -> SGDRun:
-    """``steps`` plain gradient steps θ ← θ − η·g on −log p_a at the last position of ``ids`` (T,).
-
-    Every pass measures the model and then, but for the last, steps: one ``gpt_loss_and_grads`` per step.
-    """
-    if not (isinstance(steps, int) and steps >= 0):
-        raise ValueError(f"steps must be an int >= 0, got {steps!r}")
-    ids = np.asarray(ids)
-    targets = np.full(ids.shape[-1], -1)  # (T,) only the last position is scored
-    targets[-1] = a
-    theta, loss, probs, norms = params, [], [], []
-    for t in range(steps + 1):
-        value, grads, trace = gpt_loss_and_grads(theta, (ids, targets), config)
-        loss.append(value)
-        probs.append(np.asarray(trace["p"][-1], dtype=np.float64))  # (V,)
-        norms.append(np.sqrt(grad_norm2(grads)))
-        if t < steps:
-            theta = step(theta, grads, eta)
-    return SGDRun(float(eta), np.array(loss), np.stack(probs), np.array(norms))
 
 
 def draw_step(fig, s: StepState, curve: LineCurve, word: str = "the right word") -> None:

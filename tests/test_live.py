@@ -1,0 +1,137 @@
+"""Tests for byhand.live: the live widget draws what a fresh figure draws, and a quick drag folds into one frame."""
+import asyncio
+import io
+
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
+from PIL import Image
+
+from byhand.live import Coalescer, LiveFigure, live_view
+from byhand.widgets import interactive_view
+
+
+def draw_line(fig, setting):
+    ax = fig.add_subplot()
+    x = np.linspace(0.0, 1.0, 20)
+    ax.plot(x, setting["slope"] * x)
+    ax.set_ylim(-3, 3)
+    ax.set_title(f"slope {setting['slope']:.2f}")
+
+
+def pixels(png: bytes) -> np.ndarray:
+    with Image.open(io.BytesIO(png)) as im:
+        return np.asarray(im.convert("RGBA"))
+
+
+def fresh_png(draw, setting, figsize, dpi) -> bytes:
+    """The oracle: matplotlib's own savefig of a figure made for this one setting."""
+    fig = Figure(figsize=figsize, dpi=dpi)
+    draw(fig, setting)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    return buf.getvalue()
+
+
+def test_live_figure_draws_what_a_fresh_figure_draws_whatever_came_before():
+    live = LiveFigure(draw_line, figsize=(3, 2), dpi=40)
+    first = live.render({"slope": 1.0})
+    assert pixels(first).shape == (80, 120, 4)  # the whole figure, (2·40, 3·40) pixels: no tight-bbox crop
+    assert np.array_equal(pixels(first), pixels(fresh_png(draw_line, {"slope": 1.0}, (3, 2), 40)))
+    other = live.render({"slope": -2.0})
+    assert not np.array_equal(pixels(other), pixels(first))
+    assert live.render({"slope": 1.0}) == first  # redrawing in place leaves nothing behind from the last frame
+    assert live.renders == 3 and live.last_setting == {"slope": 1.0}
+
+
+def test_coalescer_without_an_event_loop_runs_at_once():
+    runs = []
+    c = Coalescer(lambda: runs.append(1))
+    c.request()
+    c.request()
+    assert runs == [1, 1] and not c.pending
+
+
+def test_coalescer_folds_requests_that_arrive_while_a_run_is_owed():
+    seen, value = [], {"v": 0}
+
+    async def drag():
+        c = Coalescer(lambda: seen.append(value["v"]), fold_s=0.02)
+        for v in range(1, 31):  # 30 moves arrive before the loop gets a turn
+            value["v"] = v
+            c.request()
+        assert c.pending and seen == []
+        await asyncio.sleep(0)  # a quiet widget answers on the next turn of the loop, with no delay
+        assert seen == [30] and c.requests == 30 and c.runs == 1
+        c.request()  # a move right after a frame is part of a drag: it waits fold_s for the moves behind it
+        value["v"] = 31
+        c.request()
+        await asyncio.sleep(0)
+        assert seen == [30]
+        await asyncio.sleep(0.1)
+        assert seen == [30, 31] and c.runs == 2
+
+    asyncio.run(drag())
+
+
+def test_coalescer_flush_runs_what_is_owed_and_only_once():
+    runs = []
+
+    async def go():
+        c = Coalescer(lambda: runs.append(1))
+        c.request()
+        c.flush()
+        assert runs == [1] and not c.pending
+        await asyncio.sleep(0.05)
+        assert runs == [1]  # the cancelled scheduled run does not run again
+
+    asyncio.run(go())
+
+
+def test_live_view_shows_the_first_frame_at_once_and_the_latest_value_after_a_drag():
+    import ipywidgets as widgets
+
+    slider = widgets.FloatSlider(value=1.0, min=-3, max=3, step=0.1)
+    box = live_view(draw_line, {"slope": slider}, figsize=(3, 2), dpi=40)
+    assert box.children[0].children[0] is slider and box.children[1] is box.image
+    assert np.array_equal(pixels(box.image.value), pixels(fresh_png(draw_line, {"slope": 1.0}, (3, 2), 40)))
+
+    async def drag():
+        for v in np.linspace(-3, 3, 30):
+            slider.value = float(v)
+        assert box.live.renders == 1  # nothing drawn yet: the moves wait for the loop
+        await asyncio.sleep(0.05)
+
+    asyncio.run(drag())
+    assert box.live.renders == 2 and box.live.last_setting == {"slope": 3.0}  # one frame, of the last value
+    assert np.array_equal(pixels(box.image.value), pixels(fresh_png(draw_line, {"slope": 3.0}, (3, 2), 40)))
+    slider.value = -0.5  # no running loop (a script, nbconvert between cells): drawn at once
+    assert box.live.last_setting == {"slope": -0.5}
+
+
+def test_live_view_raises_on_a_broken_first_frame_and_shows_a_later_error():
+    import ipywidgets as widgets
+
+    def fragile(fig, setting):
+        if setting["slope"] < 0:
+            raise ValueError("slope must be >= 0")
+        draw_line(fig, setting)
+
+    with pytest.raises(ValueError, match="slope must be"):
+        live_view(fragile, {"slope": widgets.FloatSlider(value=-1.0, min=-3, max=3)})
+    slider = widgets.FloatSlider(value=1.0, min=-3, max=3)
+    box = live_view(fragile, {"slope": slider}, figsize=(2, 2), dpi=30)
+    before = box.image.value
+    slider.value = -1.0
+    assert "slope must be" in box.children[2].value and box.image.value == before  # the last good frame stays
+    slider.value = 2.0
+    assert box.children[2].value == "" and box.image.value != before
+
+
+def test_interactive_view_is_the_live_view():
+    import ipywidgets as widgets
+
+    slider = widgets.FloatSlider(value=0.5, min=-3, max=3)
+    box = interactive_view(draw_line, {"slope": slider}, figsize=(2, 2), dpi=30)
+    assert isinstance(box.image, widgets.Image) and box.image.format == "png"
+    assert pixels(box.image.value).shape == (60, 60, 4)

@@ -1,0 +1,267 @@
+"""Browser check of a live widget: JupyterLab, a real kernel, a slider moved by the keyboard.
+
+Starts JupyterLab headless on 127.0.0.1 (no token; `--allow-root` as root) in a temporary copy of book/, so nothing
+under book/ changes. Opens a widget chapter (01_dot_products.ipynb by default) in Debian's Chromium through
+Playwright, with every request off the loopback address blocked, and runs all cells from the Run menu. Then:
+  - the widget's figure appears, and it is the picture of the controls' defaults;
+  - pressing the right arrow on the slider's handle moves the slider one step, its readout shows the new value, and
+    the figure changes each time, within a bar;
+  - after the last press, the figure is the picture of the new value: pixel for pixel the same as a fresh matplotlib
+    figure drawn by the chapter's own ``draw`` for that setting (the oracle runs the chapter's set-up in this process,
+    with the Agg backend), and unlike the picture of the value before.
+Prints the time from each key press to the new figure in the page (median, max). Run by `make check-lab`.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import base64
+import contextlib
+import io
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent  # the venv's bin, where `jupyter` lives
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")  # Debian's; never a downloaded browser
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run"]
+PRESSES = 6  # right-arrow presses, one slider step each
+MOVE_BAR_MS = 1000.0  # a press whose figure takes longer than this fails the check (latency is benchmarked elsewhere)
+
+# Runs in the page: note when a key goes down and when the widget's image shows a new picture.
+WATCH_JS = """(img) => {
+  window.__keys = []; window.__frames = [];
+  document.addEventListener('keydown', () => window.__keys.push(performance.now()), true);
+  img.addEventListener('load', () => window.__frames.push([performance.now(), img.src]));
+}"""
+# Runs in the page: the bytes of the picture the widget's image shows now, base64.
+IMAGE_B64_JS = """async (img) => {
+  const buf = new Uint8Array(await (await fetch(img.src)).arrayBuffer());
+  let s = ''; for (let i = 0; i < buf.length; i += 8192) s += String.fromCharCode(...buf.subarray(i, i + 8192));
+  return btoa(s);
+}"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_lab(root: Path, port: int, home: Path, log) -> subprocess.Popen:
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", PYDEVD_DISABLE_FILE_VALIDATION="1",
+               JUPYTERLAB_SETTINGS_DIR=str(home / "settings"), JUPYTERLAB_WORKSPACES_DIR=str(home / "workspaces"),
+               JUPYTER_RUNTIME_DIR=str(home / "runtime"))
+    cmd = [str(BIN / "jupyter"), "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+           "--ServerApp.token=", "--ServerApp.password=", f"--ServerApp.root_dir={root}",
+           "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+    if os.getuid() == 0:
+        cmd.append("--allow-root")
+    proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"JupyterLab exited with {proc.returncode}; its log is {log.name}")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status", timeout=2):
+                return proc
+        except OSError:
+            time.sleep(0.5)
+    proc.terminate()
+    raise RuntimeError(f"JupyterLab did not answer on port {port} within 120 s; its log is {log.name}")
+
+
+def chapter_oracle(nb_path: Path):
+    """Run the chapter's code up to its widget cell in this process (Agg backend); return (draw, controls, box)."""
+    os.environ["MPLBACKEND"] = "Agg"
+    nb = json.loads(nb_path.read_text())
+    ns: dict = {"__name__": "__chapter__"}
+    cwd = os.getcwd()
+    os.chdir(nb_path.parent)  # the chapter runs from its folder, as under JupyterLab
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            for cell in nb["cells"]:
+                src = "".join(cell["source"]) if cell["cell_type"] == "code" else ""
+                if "interactive_view(" in src:
+                    tree = ast.parse(src)
+                    last = tree.body[-1]
+                    assert isinstance(last, ast.Expr), "the widget cell must end in the interactive_view(...) call"
+                    tree.body[-1] = ast.Assign([ast.Name("__box", ast.Store())], last.value, lineno=last.lineno)
+                    exec(compile(ast.fix_missing_locations(tree), nb_path.name, "exec"), ns)
+                    return ns["draw"], ns["controls"], ns["__box"]
+                if src and "raises-exception" not in cell.get("metadata", {}).get("tags", []):
+                    exec(compile(src, nb_path.name, "exec"), ns)
+    finally:
+        os.chdir(cwd)
+    raise ValueError(f"{nb_path.name} has no widget cell")
+
+
+def fresh_pixels(draw, setting: dict, figsize, dpi):
+    """The oracle: the view drawn into a new figure for this one setting, by matplotlib's own savefig."""
+    import numpy as np
+    from matplotlib.figure import Figure
+    from PIL import Image
+
+    fig = Figure(figsize=figsize, dpi=dpi)
+    draw(fig, setting)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    with Image.open(io.BytesIO(buf.getvalue())) as im:
+        return np.asarray(im.convert("RGBA"))
+
+
+def png_pixels(b64: str):
+    import numpy as np
+    from PIL import Image
+
+    with Image.open(io.BytesIO(base64.b64decode(b64))) as im:
+        return np.asarray(im.convert("RGBA"))
+
+
+def drive(url: str, base: str, shots: Path) -> dict:
+    """Open the notebook, run all cells, press the slider's right arrow; return what the page showed."""
+    from playwright.sync_api import sync_playwright
+
+    blocked, errors = [], []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.on("pageerror", lambda e: errors.append(str(e)))
+
+            def route(r):
+                if r.request.url.startswith(base) or r.request.url.startswith(("data:", "blob:")):
+                    r.continue_()
+                else:
+                    blocked.append(r.request.url)
+                    r.abort()
+
+            page.route("**/*", route)
+            page.goto(url, wait_until="domcontentloaded")
+            page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=120_000)
+            page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
+            t_run = time.monotonic()
+            page.click(".lm-MenuBar-itemLabel:text-is('Run')")
+            page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
+            img = page.wait_for_selector(".jp-OutputArea-output img.widget-image", timeout=600_000)
+            # wait for the notebook to finish: every code cell numbered, the kernel idle
+            page.wait_for_function("""() => {
+                const busy = [...document.querySelectorAll('.jp-InputArea-prompt')].some(e => e.textContent.includes('*'));
+                const ind = document.querySelector('.jp-Notebook-ExecutionIndicator');
+                return !busy && ind && ind.dataset.status === 'idle'; }""", timeout=600_000, polling=500)
+            run_s = time.monotonic() - t_run
+            img.scroll_into_view_if_needed()
+            widget = img.evaluate_handle("el => el.closest('.widget-vbox')")
+            handle = widget.as_element().query_selector(".widget-slider .noUi-handle")
+            readout = widget.as_element().query_selector(".widget-slider .widget-readout")
+            first = img.evaluate(IMAGE_B64_JS)
+            readout_before = readout.inner_text()
+            img.evaluate(WATCH_JS)
+            handle.focus()
+            latencies = []
+            for _ in range(PRESSES):
+                n = page.evaluate("() => window.__frames.length")
+                page.keyboard.press("ArrowRight")
+                try:
+                    page.wait_for_function(f"() => window.__frames.length > {n}", timeout=30_000, polling="raf")
+                except Exception:  # noqa: BLE001 - reported as a press without a new figure
+                    latencies.append(float("inf"))
+                    continue
+                latencies.append(page.evaluate("() => window.__frames.at(-1)[0] - window.__keys.at(-1)"))
+            page.wait_for_timeout(500)  # anything late would still land now
+            last = img.evaluate(IMAGE_B64_JS)
+            out = {"run_s": run_s, "first": first, "last": last, "latencies": latencies,
+                   "readout_before": readout_before, "readout_after": readout.inner_text(),
+                   "frames": page.evaluate("() => window.__frames.length")}
+            page.screenshot(path=str(shots / "check_lab.png"), full_page=False)
+        finally:
+            browser.close()
+    out["blocked"], out["errors"] = sorted(set(blocked)), errors
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--chapter", default="01_dot_products.ipynb")
+    args = ap.parse_args()
+    if not Path(CHROMIUM).exists():
+        print(f"no Chromium at {CHROMIUM}; `make check-lab` installs Debian's chromium", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="check-lab-") as tmp:
+        tmp = Path(tmp)
+        book = tmp / "book"
+        shutil.copytree(ROOT / "book", book, ignore=shutil.ignore_patterns("_build", ".ipynb_checkpoints"))
+        shots = ROOT / "_build" / "screenshots"
+        shots.mkdir(parents=True, exist_ok=True)
+        port = free_port()
+        base = f"http://127.0.0.1:{port}/"
+        with open(tmp / "lab.log", "w") as log:
+            lab = start_lab(book, port, tmp, log)
+            try:
+                seen = drive(f"{base}lab/tree/{args.chapter}?reset", base, shots)
+            finally:
+                lab.terminate()
+                try:
+                    lab.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    lab.kill()
+            lab_log = (tmp / "lab.log").read_text()
+
+        draw, controls, box = chapter_oracle(book / args.chapter)
+        figsize, dpi = tuple(box.live.fig.get_size_inches()), box.live.fig.dpi
+        name, slider = next((n, w) for n, w in controls.items() if hasattr(w, "step") and hasattr(w, "readout"))
+        defaults = {n: w.value for n, w in controls.items()}
+        moved = {**defaults, name: defaults[name] + PRESSES * slider.step}
+        want_first = fresh_pixels(draw, defaults, figsize, dpi)
+        want_last = fresh_pixels(draw, moved, figsize, dpi)
+
+    problems = []
+    lat = seen["latencies"]
+    if seen["blocked"]:
+        problems.append(f"the page tried to reach the network: {seen['blocked'][:3]}")
+    if seen["errors"]:
+        problems.append(f"JavaScript errors: {seen['errors'][:3]}")
+    import numpy as np
+
+    first, last = png_pixels(seen["first"]), png_pixels(seen["last"])
+    if not np.array_equal(first, want_first):
+        problems.append("the first figure is not the view at the controls' defaults")
+    if not np.array_equal(last, want_last):
+        problems.append(f"after {PRESSES} presses the figure is not the view at {name} = {moved[name]}")
+    if np.array_equal(last, first) or np.array_equal(want_last, want_first):
+        problems.append("the figure did not change (or the oracle cannot tell the two settings apart)")
+    if float(seen["readout_after"]) != moved[name] or float(seen["readout_before"]) != defaults[name]:
+        problems.append(f"the readout went {seen['readout_before']} -> {seen['readout_after']}, "
+                        f"expected {defaults[name]} -> {moved[name]}")
+    if any(ms > MOVE_BAR_MS for ms in lat):
+        problems.append(f"a press took over {MOVE_BAR_MS:.0f} ms to show its figure (or never did): {lat}")
+    if "Traceback" in lab_log:
+        problems.append("JupyterLab's log has a traceback")
+    finite = [x for x in lat if x != float("inf")]
+    print(f"check-lab: {args.chapter} ran all cells in {seen['run_s']:.0f} s; slider {name!r} moved "
+          f"{seen['readout_before']} -> {seen['readout_after']} by {PRESSES} right-arrow presses, "
+          f"{seen['frames']} new figures")
+    if finite:
+        print(f"  key press -> new figure in the page: median {statistics.median(finite):.0f} ms, "
+              f"max {max(finite):.0f} ms ({', '.join(f'{x:.0f}' for x in lat)}); load average "
+              f"{' '.join(Path('/proc/loadavg').read_text().split()[:3])}")
+    print(f"  figure after the presses equals the view drawn afresh at {name} = {moved[name]}: "
+          f"{np.array_equal(last, want_last)}; differs from the first figure: {not np.array_equal(last, first)}")
+    for msg in problems:
+        print(f"FAIL {msg}")
+    print("check-lab: passed" if not problems else f"check-lab: {len(problems)} problem(s)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
