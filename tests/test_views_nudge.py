@@ -144,7 +144,8 @@ def test_view_draws_two_labelled_panels():
     draw(fig, {"delta": 0.5})
     left, right = fig.axes
     assert left.get_xlabel() == "nudge Δ of W_out[2, 3]" and "nats" in left.get_ylabel()
-    assert left.get_title().startswith("ΔL = ") and right.get_title().startswith("gap = ")
+    assert left.get_legend().get_texts()[0].get_text().startswith("actual ΔL = ")  # the current values, in the legend
+    assert right.get_legend().get_texts()[0].get_text().startswith("gap ΔL − g·Δ = ")
     plt.close(fig)
 
 

@@ -34,8 +34,11 @@ def test_steps_outside_the_range_are_rejected():
 
 
 def test_the_view_draws_two_labelled_panels():
-    fig = plt.figure()
+    fig = plt.figure(figsize=(7, 3), dpi=96)  # the size the chapter, the widget and the static slider use
     warmup_view()(fig, {"t": 4000, "d_model": 512, "warmup": 4000})
     left, right = fig.axes
-    assert left.get_xlabel() == "step t" and "lr(t)" in left.get_title()
+    labels = [t.get_text() for t in left.get_legend().get_texts()]
+    assert left.get_xlabel() == "step t" and labels[-1] == "t = 4000: lr = 6.988e-04"
+    from byhand.slider import layout_problems
+    assert layout_problems(fig) == []  # 9 pt text or more, the legend off the data
     plt.close(fig)

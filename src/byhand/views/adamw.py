@@ -103,14 +103,14 @@ def draw_adamw(fig, state: AdamWState, curve: AdamWCurve) -> None:
     ax.set_ylabel("loss after one step (nats)")
     ax.set_ylim(0.0, 2.0 * state.loss_before)  # a diverging step would squash the interesting part of the curve
     ax.set_title(f"lr = {state.lr:.3g}: loss {state.loss_before:.4f} → {state.loss_after:.4f}", fontsize=9)
-    ax.legend(loc="upper left", fontsize=7, frameon=False)
+    ax.legend(loc="upper left", fontsize=9, frameon=False)
     labels = ["before", "after", "straight line\nL + Σ g·Δθ"]
     values = [state.loss_before, state.loss_after, state.predicted]
     ax2.bar(labels, values, color=["tab:gray", "tab:blue", "tab:orange"])
     ax2.axhline(0, color="black", lw=0.6)
     ax2.set_ylabel("loss (nats)")
     ax2.set_title(f"largest move of a weight: {state.max_move:.3g}", fontsize=9)
-    ax2.tick_params(axis="x", labelsize=7)
+    ax2.tick_params(axis="x", labelsize=9)
     fig.subplots_adjust(left=0.1, right=0.98, bottom=0.2, top=0.80, wspace=0.35)
 
 

@@ -68,20 +68,20 @@ def draw_stream(fig, st: StreamState, sg: StreamGrads, words=None) -> None:
     ax.bar(np.arange(S - 1) + 0.5, st.branch_norm, width=0.5, color="tab:orange", alpha=0.8,
            label="part added by the branch")
     ax.set_xticks(np.arange(S))
-    ax.set_xticklabels([n.replace("block", "b") for n in sg.stages], rotation=45, fontsize=7, ha="right")
+    ax.set_xticklabels([n.replace("block", "b") for n in sg.stages], rotation=45, fontsize=9, ha="right")
     ax.set_ylabel("norm of dloss/d(stream)")
     word = f" ({words[st.t]})" if words is not None else ""
     ax.set_title(f"position t = {st.t}{word}", fontsize=9)
-    ax.legend(fontsize=7, frameon=False, loc="upper left")
+    ax.legend(fontsize=9, frameon=False, loc="upper left")
     ax.set_ylim(0, 1.15 * max(st.stream_norm.max(), st.branch_norm.max(), 1e-12))
     norms = np.linalg.norm(sg.stream, axis=-1)  # (S, T)
     shown = np.ma.masked_less_equal(norms, 0.0)  # no gradient at all: left blank
     im = ax2.imshow(shown, aspect="auto", cmap="viridis", norm=LogNorm(vmin=max(shown.max() * 1e-3, 1e-12),
                                                                      vmax=max(shown.max(), 1e-12)))
-    fig.colorbar(im, ax=ax2, fraction=0.08, pad=0.03).ax.tick_params(labelsize=6)
+    fig.colorbar(im, ax=ax2, fraction=0.08, pad=0.03).ax.tick_params(labelsize=9)
     ax2.axvline(st.t, color="white", lw=1.0)
     ax2.set_yticks(np.arange(S))
-    ax2.set_yticklabels([n.replace("block", "b") for n in sg.stages], fontsize=7)
+    ax2.set_yticklabels([n.replace("block", "b") for n in sg.stages], fontsize=9)
     ax2.set_xlabel("position t")
     ax2.set_title("norm at every position (log colour)", fontsize=9)
     fig.subplots_adjust(left=0.1, right=0.98, bottom=0.27, top=0.88, wspace=0.45)

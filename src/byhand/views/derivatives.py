@@ -157,14 +157,14 @@ def draw_secant(fig, s: SecantState, z, a: int, j: int, curve: ErrorCurve, word:
     ax.set_ylabel("loss (nats)")
     lo = loss_of_logit(z, a, j, xs)
     ax.set_ylim(lo.min() - 0.3, lo.max() + 0.3)
-    ax.legend(fontsize=7, frameon=False, loc="upper right")
+    ax.legend(fontsize=9, frameon=False, loc="upper right")
     ax.set_title(f"h = {s.h:.3g}: the secant is off by {s.forward_error:.2g}", fontsize=9)
     ax2.loglog(curve.hs, curve.forward, color="tab:red", lw=1.2, label="forward")
     ax2.loglog(curve.hs, curve.central, color="tab:purple", lw=1.2, label="central")
     ax2.axvline(s.h, color="gray", lw=0.8)
     ax2.set_xlabel("nudge h")
     ax2.set_ylabel("|error of the slope|")
-    ax2.legend(fontsize=7, frameon=False, loc="lower right")
+    ax2.legend(fontsize=9, frameon=False, loc="lower right")
     fig.subplots_adjust(left=0.1, right=0.98, bottom=0.17, top=0.84, wspace=0.35)
 
 

@@ -85,7 +85,7 @@ def draw_dot(fig, state: DotState) -> None:
     ax.set_ylabel("value")
     ax.set_title(rf"$q \cdot k$ = {t.total:.2f}   (nudge adds $q_{{{state.j}}} \Delta$ = {state.update:.2f})",
                  fontsize=9)
-    ax.legend(loc="upper left", fontsize=7, frameon=False)
+    ax.legend(loc="upper left", fontsize=9, frameon=False)
     ax2.plot(state.thetas, state.curve, color="tab:gray", lw=1.2)
     ax2.plot([state.theta_deg], [state.before], "o", color="black")
     ax2.axhline(0, color="gray", lw=0.6)

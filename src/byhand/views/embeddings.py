@@ -93,12 +93,12 @@ def draw_embed(fig, state: EmbedState) -> None:
         x = np.arange(T)
         ax.bar(x, state.after[k], color="tab:blue", width=0.6, label="after")
         ax.bar(x, state.before[k], fill=False, edgecolor="black", width=0.6, lw=1.0, label="before")
-        ax.set_xticks(x, labels, fontsize=7, rotation=20)
+        ax.set_xticks(x, labels, fontsize=9, rotation=20)
         ax.set_ylim(0, 1)
         ax.set_xlabel("key position (token)")
         ax.set_title(f"head {k}: query {state.t} ({labels[state.t]})", fontsize=9)
     np.atleast_1d(axes)[0].set_ylabel("attention weight")
-    np.atleast_1d(axes)[0].legend(fontsize=7, frameon=False, loc="upper left")
+    np.atleast_1d(axes)[0].legend(fontsize=9, frameon=False, loc="upper left")
     fig.subplots_adjust(left=0.09, right=0.98, bottom=0.24, top=0.80, wspace=0.12)
 
 

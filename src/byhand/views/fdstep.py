@@ -89,7 +89,7 @@ def draw_fd(fig, state: FDState, curve: FDCurve) -> None:
     ax.set_ylabel("|difference − analytic gradient|")
     ax.set_title(f"h = {state.h:.0e}: forward error {state.forward_err:.1e}, central error {state.central_err:.1e}",
                  fontsize=9)
-    ax.legend(loc="lower left", fontsize=7, frameon=False)
+    ax.legend(loc="lower left", fontsize=9, frameon=False)
     fig.subplots_adjust(left=0.14, right=0.97, bottom=0.17, top=0.80)
 
 

@@ -71,7 +71,7 @@ def draw_gelu(fig, state: GeluState) -> None:
     ax.set_xlabel("input x")
     ax.set_ylabel("GELU(x)")
     ax.set_title(f"x = {state.x:.2f}: GELU = {state.tanh_at:.4f}", fontsize=9)
-    ax.legend(fontsize=7, frameon=False, loc="upper left")
+    ax.legend(fontsize=9, frameon=False, loc="upper left")
     diff = state.tanh - state.erf
     ax2.plot(state.grid, diff * 1e4, color="tab:red", lw=1.2)
     ax2.plot([state.x], [(state.tanh_at - state.erf_at) * 1e4], "o", color="black", ms=4)

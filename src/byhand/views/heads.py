@@ -59,7 +59,7 @@ def draw_heads(fig, state: HeadState) -> None:
     ax.set_xlabel(f"entry of the output row (0 to {d - 1})")
     ax.set_ylabel("value")
     ax.set_title(f"output row of position {state.t}, head {h - 1} weighted by α = {state.alpha:.2f}", fontsize=9)
-    ax.legend(fontsize=7, frameon=False, ncol=3, loc="lower left")
+    ax.legend(fontsize=9, frameon=False, ncol=3, loc="lower left")
     fig.subplots_adjust(left=0.09, right=0.98, bottom=0.17, top=0.85)
 
 

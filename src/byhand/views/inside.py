@@ -1,4 +1,4 @@
-"""The view behind Part IV, "Inside the trained model": one sentence, the name-moving head's row, P(IO).
+"""The view behind Part IV, "Inside the trained model": one sentence, one head's attention row, P(IO).
 
 For each sentence b the model reads the prompt (it ends with the final "to", at position t_b) and
 
@@ -100,12 +100,13 @@ def draw_inside(fig, state: InsideState) -> None:
     colors[list(state.s_pos)] = "tab:red"
     ax.bar(np.arange(n), state.attn, color=colors)
     ax.set_xticks(np.arange(n))
-    ax.set_xticklabels(state.words, rotation=60, ha="right", fontsize=7)
+    ax.set_xticklabels(state.words, rotation=60, ha="right", rotation_mode="anchor", fontsize=9)
+    ax.tick_params(axis="y", labelsize=9)
     ax.set_ylim(0, 1.05)
-    ax.set_ylabel("attention from the final “to”")
+    ax.set_ylabel("attention from the final “to”", fontsize=9)
     ax.set_title(f"{state.label} checkpoint, head {state.layer}.{state.head}: on IO {state.attn_io:.2f}, "
-                 f"on S {state.attn_s:.2f}  |  P(IO) = {state.p_io:.3f}, top word “{state.top}”", fontsize=8)
-    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.32, top=0.88)
+                 f"on S {state.attn_s:.2f}\nP(IO) = {state.p_io:.3f}, top word “{state.top}”", fontsize=9)
+    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.3, top=0.85)
 
 
 def inside_view(runs: dict):

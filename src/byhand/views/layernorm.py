@@ -48,7 +48,7 @@ def draw_ln(fig, state: LNState) -> None:
     ax.set_xlabel(f"entry of the row (0 to {i[-1]})")
     ax.set_ylabel("input value")
     ax.set_title(f"c·x + b, c = {state.scale:g}, b = {state.shift:g}", fontsize=9)
-    ax.legend(fontsize=7, frameon=False)
+    ax.legend(fontsize=9, frameon=False)
     ax2.bar(i, state.y, color="tab:blue", width=0.7)
     ax2.bar(i, state.y_ref, fill=False, edgecolor="black", width=0.7, lw=0.8)
     ax2.axhline(0, color="gray", lw=0.6)

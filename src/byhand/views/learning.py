@@ -90,7 +90,7 @@ def draw_step(fig, s: StepState, curve: LineCurve, word: str = "the right word")
     ax.set_ylim(-0.05, max(curve.loss.max(), s.loss_after) * 1.1)
     ax.set_xlabel("learning rate η")
     ax.set_ylabel("loss −log p (nats)")
-    ax.legend(fontsize=7, frameon=False, loc="upper left")
+    ax.legend(fontsize=9, frameon=False, loc="upper left")
     verdict = "overshoot" if s.loss_after > s.loss_before else "downhill"
     ax.set_title(f"η = {s.eta:.4f}: loss {s.loss_before:.3f} → {s.loss_after:.3f} ({verdict})", fontsize=9)
     ax2.bar(["before", "after"], [s.p_before, s.p_after], color=["tab:gray", "tab:green"

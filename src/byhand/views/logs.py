@@ -54,13 +54,13 @@ def draw_logs(fig, state: LogsState) -> None:
     ax.set_ylim(0, 19)
     ax.set_xlabel("probability of the right word p (log axis)")
     ax.set_ylabel("loss −log p (nats)")
-    ax.set_title(f"right word {state.answer}: p = {state.p:.3g}, loss = {state.loss:.2f}", fontsize=8)
+    ax.set_title(f"right word {state.answer}: p = {state.p:.3g}, loss = {state.loss:.2f}", fontsize=9)
     V = state.probs.shape[0]
     ax2.semilogy(np.arange(1, V + 1), state.probs[state.order], ".", color="tab:blue", ms=3)
     ax2.semilogy([state.rank], [state.p], "o", color="tab:red", ms=6)
     ax2.set_xlabel("rank of the word (1 = most likely)")
     ax2.set_ylabel("probability (log axis)")
-    ax2.set_title(f"{state.rank - 1} of the {V} words are more likely than {state.answer}", fontsize=8)
+    ax2.set_title(f"{state.rank - 1} of the {V} words are more likely than {state.answer}", fontsize=9)
     fig.subplots_adjust(left=0.09, right=0.98, bottom=0.17, top=0.86, wspace=0.35)
 
 

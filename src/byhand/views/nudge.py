@@ -118,29 +118,33 @@ def entry_label(name: str, index: tuple[int, ...]) -> str:
 
 
 def draw_nudge(fig, state: NudgeState, curve: NudgeCurve) -> None:
-    """Left: actual ΔL and g·Δ against Δ, the current Δ marked. Right: their gap against Δ, with ½ c Δ²."""
+    """Left: actual ΔL and g·Δ against Δ, the current Δ marked. Right: their gap against Δ, with ½ c Δ².
+
+    Each panel's legend sits above it, outside the data, and carries the current values; every text is 9 pt or more.
+    """
     ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 2]})
-    ax.plot(curve.deltas, curve.actual, color="tab:blue", lw=1.8, label="actual ΔL")
-    ax.plot(curve.deltas, curve.predicted, color="tab:orange", lw=1.4, ls="--", label="prediction g·Δ")
+    ax.plot(curve.deltas, curve.actual, color="tab:blue", lw=1.8, label=f"actual ΔL = {state.actual:+.4f}")
+    ax.plot(curve.deltas, curve.predicted, color="tab:orange", lw=1.4, ls="--",
+            label=f"prediction g·Δ = {state.predicted:+.4f}")
     ax.axvline(state.delta, color="gray", lw=0.8, ls=":")
     ax.plot([state.delta], [state.actual], "o", color="tab:blue")
     ax.plot([state.delta], [state.predicted], "s", color="tab:orange")
     ax.axhline(0, color="gray", lw=0.6)
     ax.set_xlabel(f"nudge Δ of {entry_label(state.name, state.index)}")
     ax.set_ylabel("change of the loss (nats)")
-    ax.set_title(f"ΔL = {state.actual:+.4f}   g·Δ = {state.predicted:+.4f}", fontsize=9)
-    ax.legend(loc="best", fontsize=7, frameon=False)
     gap = curve.actual - curve.predicted  # (n,)
-    ax2.plot(curve.deltas, gap, color="tab:purple", lw=1.8, label="gap ΔL − g·Δ")
+    ax2.plot(curve.deltas, gap, color="tab:purple", lw=1.8, label=f"gap ΔL − g·Δ = {state.gap:+.5f}")
     ax2.plot(curve.deltas, 0.5 * curve.curvature * curve.deltas**2, color="black", lw=1.0, ls=":",
              label="½ c Δ²")
     ax2.plot([state.delta], [state.gap], "o", color="tab:purple")
     ax2.axhline(0, color="gray", lw=0.6)
     ax2.set_xlabel("nudge Δ")
     ax2.set_ylabel("gap (nats)")
-    ax2.set_title(f"gap = {state.gap:+.5f}", fontsize=9)
-    ax2.legend(loc="best", fontsize=7, frameon=False)
-    fig.subplots_adjust(left=0.1, right=0.98, bottom=0.17, top=0.80, wspace=0.42)
+    for a in (ax, ax2):
+        a.legend(fontsize=9, frameon=False, loc="lower left", bbox_to_anchor=(-0.02, 1.0), ncol=1,
+                 handlelength=1.8, handletextpad=0.4, borderaxespad=0.2)
+        a.tick_params(labelsize=9)
+    fig.subplots_adjust(left=0.1, right=0.98, bottom=0.17, top=0.76, wspace=0.42)
 
 
 def nudge_view(params: dict, batch, config: GPTConfig, name: str, index, span: float, n: int = 41):

@@ -73,7 +73,7 @@ def draw_params(fig, state: ParamState) -> None:
     values = [state.counts[g] for g in GROUPS]
     ax.barh(GROUPS, values, color="tab:blue")
     for k, v in enumerate(values):
-        ax.text(v, k, f" {v}", va="center", fontsize=8)
+        ax.text(v, k, f" {v}", va="center", fontsize=9)
     ax.set_xlim(0, max(values) * 1.35)
     ax.invert_yaxis()
     ax.set_xlabel("parameters (count)")

@@ -55,16 +55,18 @@ def smoothing_state(logits, target: int, eps: float = 0.1, j: int = 0, delta: fl
 
 
 def draw_smoothing(fig, state: SmoothingState, tokens) -> None:
-    """Left: p and q per token. Middle: p - q. Right: the loss against ε, with the current ε marked."""
+    """Left: p and q per token. Middle: p - q. Right: the loss against ε, with the current ε marked.
+
+    No legend: the left panel's title names the colours, so nothing covers the bars (text is 9 pt or more).
+    """
     ax, ax2, ax3 = fig.subplots(1, 3, gridspec_kw={"width_ratios": [1.3, 1.1, 1.0]})
     x = np.arange(len(tokens))
-    ax.bar(x - 0.2, state.p, width=0.4, color="tab:blue", label="p (model)")
-    ax.bar(x + 0.2, state.q, width=0.4, color="tab:orange", label="q (target)")
+    ax.bar(x - 0.2, state.p, width=0.4, color="tab:blue")
+    ax.bar(x + 0.2, state.q, width=0.4, color="tab:orange")
     ax.set_xticks(x, tokens)
     ax.set_ylim(0, 1)
     ax.set_ylabel("probability")
-    ax.set_title(f"loss = {state.loss:.4f}", fontsize=9)
-    ax.legend(fontsize=7, frameon=False, loc="upper right")
+    ax.set_title("p (blue), q (orange)", fontsize=9)
     colors = np.where(state.grad >= 0, "tab:blue", "tab:red")
     ax2.bar(x, state.grad, color=colors)
     ax2.axhline(0, color="gray", lw=0.6)
@@ -77,7 +79,10 @@ def draw_smoothing(fig, state: SmoothingState, tokens) -> None:
     ax3.plot([state.eps], [state.loss], "o", color="black")
     ax3.set_xlabel("label smoothing ε")
     ax3.set_ylabel("loss (nats)")
-    fig.subplots_adjust(left=0.08, right=0.98, bottom=0.17, top=0.80, wspace=0.55)
+    ax3.set_title(f"loss = {state.loss:.4f}", fontsize=9)
+    for a in (ax, ax2, ax3):
+        a.tick_params(labelsize=9)
+    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.17, top=0.88, wspace=0.6)
 
 
 def smoothing_view(logits, target: int, tokens):

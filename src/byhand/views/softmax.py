@@ -82,15 +82,15 @@ def draw_softmax(fig, state: SoftmaxState) -> None:
     ax.bar(x - 0.2, state.base[state.shown], width=0.4, color="lightgray", label="before (Δ = 0, τ = 1)")
     ax.bar(x + 0.2, state.probs[state.shown], width=0.4, color=colors, label="now")
     for xi, pi in zip(x, state.probs[state.shown]):
-        ax.text(xi + 0.2, pi + 0.02, f"{pi:.2f}", ha="center", fontsize=7)
-    ax.set_xticks(x, state.shown_words, fontsize=8)
+        ax.text(xi + 0.2, pi + 0.02, f"{pi:.2f}", ha="center", fontsize=9)
+    ax.set_xticks(x, state.shown_words, fontsize=9)
     ax.set_ylim(0, 1.08)
     ax.set_xlabel("next word (the most likely before any change)")
     ax.set_ylabel("probability")
     ax.set_title(f"z[{state.word}] + {state.nudge:.2f}, τ = {state.temperature:.2f}:  "
                  f"P({state.word}) = {state.p_word:.3f},  top word {state.top_word},  "
-                 f"others {state.rest:.3f}", fontsize=8)
-    ax.legend(fontsize=7, frameon=False, loc="upper right")
+                 f"others {state.rest:.3f}", fontsize=9)
+    ax.legend(fontsize=9, frameon=False, loc="upper right")
     fig.subplots_adjust(left=0.09, right=0.98, bottom=0.17, top=0.84)
 
 

@@ -43,23 +43,29 @@ def warmup_state(t: int, d_model: int = 512, warmup: int = 4000, t_max: int = 20
 
 
 def draw_warmup(fig, state: WarmupState) -> None:
-    """Left: lr against the step, steps 1, warmup and t marked. Right: Σ lr up to each step."""
+    """Left: lr against the step, steps 1, warmup and t marked. Right: Σ lr up to each step.
+
+    The legend sits above the left panel, outside the data; every text is 9 pt or more.
+    """
     ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.4, 1.0]})
     ax.plot(state.steps, state.lr * 1e3, color="tab:blue", lw=1.5)
     ax.plot([1], [state.lr_1 * 1e3], "o", color="tab:gray", ms=5, label="step 1")
     ax.plot([state.warmup], [state.lr_peak * 1e3], "s", color="tab:orange", ms=5, label=f"step {state.warmup}")
-    ax.plot([state.t], [state.lr_t * 1e3], "o", color="black", ms=7, mfc="none", label=f"t = {state.t}")
+    ax.plot([state.t], [state.lr_t * 1e3], "o", color="black", ms=7, mfc="none",
+            label=f"t = {state.t}: lr = {state.lr_t:.3e}")
     ax.axvline(state.warmup, color="tab:orange", lw=0.6, ls=":")
     ax.set_xlabel("step t")
     ax.set_ylabel(r"learning rate ($10^{-3}$)")
-    ax.set_title(f"lr(t) = {state.lr_t:.3e}", fontsize=9)
-    ax.legend(fontsize=7, frameon=False, loc="upper right")
+    ax.legend(fontsize=9, frameon=False, loc="lower left", bbox_to_anchor=(-0.02, 1.0), ncol=2,
+              handletextpad=0.3, columnspacing=0.8, borderaxespad=0.2)
     ax2.plot(state.steps, state.travelled, color="tab:green", lw=1.5)
     ax2.plot([state.t], [state.travelled_t], "o", color="black", ms=7, mfc="none")
     ax2.set_xlabel("step t")
     ax2.set_ylabel(r"$\sum_{s \leq t}$ lr(s)")
     ax2.set_title(f"sum to t = {state.travelled_t:.4f}", fontsize=9)
-    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.17, top=0.80, wspace=0.35)
+    for a in (ax, ax2):
+        a.tick_params(labelsize=9)
+    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.17, top=0.74, wspace=0.35)
 
 
 def warmup_view(t_max: int = 20000):
