@@ -1,18 +1,40 @@
 """Browser check of the built book: every page, as a reader with no network sees it.
 
-Serves _build/html on 127.0.0.1, opens every page in Debian's headless Chromium (through Playwright) with
-every request off the loopback address blocked, and checks that:
-  - no raw TeX is left in the visible text (MathJax typeset everything),
-  - every <img> loaded,
-  - the browser logged no JavaScript error and nothing tried to reach the network,
-  - pages that saved widget state show rendered widget views,
-  - the left navigation lists every chapter in _toc.yml,
-  - static sliders move: setting a player's range input changes the image it shows,
-  - the page, without the shared assets under _static/, weighs less than 2 MB.
-It saves one screenshot per page under _build/screenshots/ and prints a line per page. Run by `make check-html`.
+Serves _build/html on 127.0.0.1 and opens every page in Debian's headless Chromium (through Playwright), with every
+request off the loopback address blocked and with real scrollbars (Playwright's --hide-scrollbars is dropped, so a
+scroll box shows its bar as it does on a desktop). Each page is checked at a 1400 px wide window, then at 390 px
+(a phone). A finding is reported per page, in one of these categories; any finding fails the check:
+
+  tex          raw TeX left in the visible text (MathJax typeset everything)
+  image        an <img> that did not load
+  console      a JavaScript error in the console
+  network      a request that tried to leave the machine
+  widget       the page saved widget state but shows no widget view
+  nav          the left navigation lacks a chapter listed in _toc.yml
+  slider       a static slider whose frame (or its caption line) does not change when its range input moves
+  live         a live control (slider, dropdown, button, box) that a reader could still move with no kernel; a
+               widget without the note that points to the static slider; a drag that moved a readout
+  weight       the page, without the shared assets under _static/, weighs 2 MB or more
+  clip         at 1400 px: a math display, table, code block, output, figure or widget wider than the box it is
+               shown in, unless the reader can reach the rest in a box that visibly scrolls (see below)
+  math-scroll  at 1400 px: a math display outside a "Show all …" box (byhand.display's <details>) that only fits
+               by scrolling: written-out arithmetic must fit the text column
+  page-scroll  at 390 px: the page itself scrolls sideways (document.scrollingElement.scrollWidth > innerWidth)
+  clip-390     at 390 px: as `clip`
+
+"Visibly scrolls": the element, or the first ancestor that cuts its overflow, has computed overflow-x auto or
+scroll, content wider than its box (scrollWidth > clientWidth), and a horizontal scrollbar that takes room
+(offsetHeight − clientHeight − vertical borders ≥ 4 px). An ancestor with overflow-x hidden or clip that cuts the
+content is clipping; content that spills past the right edge of the text column with nothing cutting it is
+clipping too (it runs under the page's margin or off the screen).
+
+Screenshots go to _build/screenshots/: every page at 1400 px, and for a few chapters (SHOWN) also at 390 px and
+in dark mode. It prints a line per page, the findings, a count per category and the heaviest page.
+Run by `make check-html`.
 """
 from __future__ import annotations
 
+import collections
 import functools
 import http.server
 import os
@@ -29,10 +51,93 @@ SHOTS = ROOT / "_build" / "screenshots"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")  # Debian's; any Chromium-family binary works
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run"]
+WIDE, NARROW = (1400, 900), (390, 844)
 MAX_PAGE_BYTES = 2_000_000
 RAW_TEX = re.compile(r"\\\(|\\\[|\$\$|\\begin\{|\\frac\{")
 # pages Sphinx makes for itself, not chapters
 SKIP = {"genindex.html", "search.html", "py-modindex.html"}
+# chapters also photographed at 390 px and in dark mode
+SHOWN = ("01_", "13_", "22_", "25_", "40_")
+
+# The items whose width is checked, by category (inside the article only).
+ITEMS = {
+    "math": "div.math",
+    "table": "table",
+    "code": "div.highlight pre",
+    "output": ".cell_output pre",
+    "figure": ".cell_output img, .byhand-slider, .animation",
+    "widget": ".widget-subarea",
+}
+
+# For every item: "fits", "scrolls" (in a box with a visible scrollbar) or "clipped: <why>"; see the module docstring.
+FIT_JS = """(items) => {
+  const article = document.querySelector('article.bd-article') || document.querySelector('article') || document.body;
+  const edge = article.getBoundingClientRect().right - parseFloat(getComputedStyle(article).paddingRight);
+  const bar = el => {
+    const cs = getComputedStyle(el);
+    return el.offsetHeight - el.clientHeight - parseFloat(cs.borderTopWidth) - parseFloat(cs.borderBottomWidth);
+  };
+  const label = el => {
+    const t = (el.innerText || el.getAttribute('alt') || el.className || el.tagName).replace(/\\s+/g, ' ').trim();
+    return t.slice(0, 70);
+  };
+  const out = [];
+  for (const [kind, selector] of Object.entries(items)) {
+    for (const el of article.querySelectorAll(selector)) {
+      if (!el.getClientRects().length) continue;  // not displayed (a closed <details>, a hidden output)
+      if (kind === 'math' && el.closest('details:not([open])')) continue;
+      let status = null;
+      // the item's content, or the box that holds it, may be cut by the item itself or by an ancestor
+      for (let a = el; a && a !== article.parentElement; a = a.parentElement) {
+        const cs = getComputedStyle(a);
+        const inner = a === el ? el : a;
+        const over = inner.scrollWidth > inner.clientWidth + 1;
+        // MathJax's display box sits inside div.math: the display is the mjx-container
+        if (a === el && kind === 'math') {
+          const mjx = el.querySelector('mjx-container');
+          if (mjx && mjx.scrollWidth > mjx.clientWidth + 1) {
+            const mcs = getComputedStyle(mjx);
+            status = (['auto', 'scroll'].includes(mcs.overflowX) && bar(mjx) >= 4) ? 'scrolls'
+                   : 'clipped: the math is cut at ' + mjx.clientWidth + ' px of ' + mjx.scrollWidth + ' px';
+            break;
+          }
+        }
+        if (!over || a === document.body) continue;
+        if (['auto', 'scroll'].includes(cs.overflowX)) {
+          status = bar(a) >= 4 ? 'scrolls' : 'clipped: a scroll box with no visible scrollbar (' + a.className + ')';
+          break;
+        }
+        if (['hidden', 'clip'].includes(cs.overflowX)) {
+          status = 'clipped: cut at ' + a.clientWidth + ' px of ' + a.scrollWidth + ' px (' + (a.className || a.tagName) + ')';
+          break;
+        }
+      }
+      if (!status) {
+        const r = el.getBoundingClientRect();
+        status = r.right > edge + 1 ? 'clipped: runs ' + Math.round(r.right - edge) + ' px past the text column' : 'fits';
+      }
+      out.push({kind, status, label: label(el), inFull: !!el.closest('details.byhand-full')});
+    }
+  }
+  return out;
+}"""
+
+# Every control inside a rendered widget that a reader could still use: visible and not disabled.
+LIVE_JS = """() => {
+  const live = [];
+  for (const el of document.querySelectorAll('.widget-subarea input, .widget-subarea select, .widget-subarea button,'
+      + ' .widget-subarea textarea, .widget-subarea [contenteditable="true"], .widget-subarea .noUi-handle')) {
+    if (!el.getClientRects().length) continue;
+    let enabled;
+    if (el.classList.contains('noUi-handle')) enabled = !el.closest('.noUi-target').hasAttribute('disabled');
+    else if (el.hasAttribute('contenteditable')) enabled = el.isContentEditable;
+    else enabled = !el.disabled;
+    if (enabled) live.push((el.closest('.widget-inline-hbox, .widget-box') || el).innerText.trim().slice(0, 40) || el.tagName);
+  }
+  const views = document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length;
+  const notes = document.querySelectorAll('.byhand-kernel-note').length;
+  return {live, views, notes};
+}"""
 
 
 def toc_pages() -> list[str]:
@@ -66,9 +171,8 @@ def page_weight(path: Path) -> int:
     return total
 
 
-def check_page(page, base: str, rel: str, chapters: list[str], problems: list[str]) -> str:
-    errors: list[str] = []
-    blocked: list[str] = []
+def open_page(page, base: str, rel: str, errors: list[str], blocked: list[str]) -> None:
+    """Load a page with the network cut off, and wait for MathJax and the widget manager."""
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(str(e)))
 
@@ -87,16 +191,92 @@ def check_page(page, base: str, rel: str, chapters: list[str], problems: list[st
     # MathJax typesets after load; wait for it when the page has math
     page.wait_for_function("() => !window.MathJax || (MathJax.startup && MathJax.startup.promise)", timeout=20000)
     page.evaluate("() => (window.MathJax && MathJax.startup && MathJax.startup.promise) || null")
-    html = (SITE / rel).read_text(errors="replace")
-    has_widgets = "application/vnd.jupyter.widget-state+json" in html
-    if has_widgets:
+    if "application/vnd.jupyter.widget-state+json" in (SITE / rel).read_text(errors="replace"):
         try:
-            page.wait_for_selector(".jupyter-widgets, .widget-container, .lm-Widget", timeout=20000)
-        except Exception:  # noqa: BLE001 - reported below
+            page.wait_for_selector(".widget-subarea .jupyter-widgets", timeout=20000)
+        except Exception:  # noqa: BLE001 - reported by the caller
             pass
     page.wait_for_timeout(300)
-    found = []
 
+
+def fit_findings(page, width: int) -> list[tuple[str, str]]:
+    """(category, text) for each item that does not fit at this window width."""
+    found = []
+    for item in page.evaluate(FIT_JS, ITEMS):
+        where = f"{item['kind']} “{item['label']}”"
+        if item["status"].startswith("clipped"):
+            found.append(("clip" if width == WIDE[0] else "clip-390", f"{where}: {item['status']}"))
+        elif item["status"] == "scrolls" and width == WIDE[0] and item["kind"] == "math" and not item["inFull"]:
+            found.append(("math-scroll", f"{where}: fits only by scrolling at {width} px"))
+    return found
+
+
+def check_sliders(page) -> tuple[list[tuple[str, str]], int]:
+    """Move every static slider to its last frame: the image, and the caption line above it, must change."""
+    found, moved = [], 0
+    for k, player in enumerate(page.query_selector_all(".animation")):
+        slider = player.query_selector("input[type=range]")
+        img = player.query_selector("img")
+        if slider is None or img is None:
+            found.append(("slider", f"static slider {k} has no range input or image"))
+            continue
+        caption = page.evaluate("p => { const c = p.parentElement.querySelector('.byhand-frame-label');"
+                                " return c ? c.textContent : null; }", player)
+        before = img.get_attribute("src")
+        slider.evaluate("el => { el.value = el.max; el.dispatchEvent(new Event('input')); }")
+        page.wait_for_timeout(100)
+        after_caption = page.evaluate("p => { const c = p.parentElement.querySelector('.byhand-frame-label');"
+                                      " return c ? c.textContent : null; }", player)
+        if img.get_attribute("src") == before:
+            found.append(("slider", f"moving static slider {k} did not change its frame"))
+        elif caption is not None and after_caption == caption:
+            found.append(("slider", f"moving static slider {k} did not change its caption line ({caption!r})"))
+        else:
+            moved += 1
+        slider.evaluate("el => { el.value = 0; el.dispatchEvent(new Event('input')); }")
+    return found, moved
+
+
+def check_live(page) -> tuple[list[tuple[str, str]], int]:
+    """No control that needs a kernel may be usable; every widget has its note; a drag moves nothing."""
+    found = []
+    state = page.evaluate(LIVE_JS)
+    if state["live"]:
+        found.append(("live", f"{len(state['live'])} live control(s) usable with no kernel, e.g. {state['live'][:3]}"))
+    if state["notes"] < state["views"]:
+        found.append(("live", f"{state['views'] - state['notes']} widget(s) without the note that points to the "
+                              "static slider"))
+    handle = page.query_selector(".widget-subarea .noUi-handle")
+    if handle is not None and handle.is_visible():
+        readout = page.query_selector(".widget-subarea .widget-readout")
+        text = readout.inner_text() if readout else None
+        box = handle.bounding_box()
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.mouse.down()
+        page.mouse.move(box["x"] + 120, box["y"] + box["height"] / 2, steps=5)
+        page.mouse.up()
+        page.wait_for_timeout(100)
+        if readout is not None and readout.inner_text() != text:
+            found.append(("live", f"dragging a slider with no kernel changed its readout ({text!r} → "
+                                  f"{readout.inner_text()!r})"))
+    return found, state["views"]
+
+
+def shot_name(rel: str, suffix: str = "") -> Path:
+    return SHOTS / (rel.replace("/", "__").removesuffix(".html") + suffix + ".png")
+
+
+def check_page(browser, base: str, rel: str, chapters: list[str]) -> tuple[list[tuple[str, str]], str, int]:
+    found: list[tuple[str, str]] = []
+    errors: list[str] = []
+    blocked: list[str] = []
+    html = (SITE / rel).read_text(errors="replace")
+    has_widgets = "application/vnd.jupyter.widget-state+json" in html
+
+    # ---- 1400 px: everything
+    context = browser.new_context(viewport={"width": WIDE[0], "height": WIDE[1]})
+    page = context.new_page()
+    open_page(page, base, rel, errors, blocked)
     # the reader's text: the article without code listings, where TeX source is legitimate
     text = page.evaluate("""() => {
         const root = (document.querySelector('article') || document.body).cloneNode(true);
@@ -104,47 +284,62 @@ def check_page(page, base: str, rel: str, chapters: list[str], problems: list[st
         return root.innerText; }""")
     tex = RAW_TEX.findall(text)
     if tex:
-        found.append(f"raw TeX left in the text ({len(tex)}x, e.g. {tex[0]!r})")
+        found.append(("tex", f"raw TeX left in the text ({len(tex)}x, e.g. {tex[0]!r})"))
     broken = page.evaluate("() => [...document.images].filter(i => !(i.complete && i.naturalWidth > 0))"
                            ".map(i => (i.getAttribute('src') || '').slice(0, 60))")
     if broken:
-        found.append(f"{len(broken)} image(s) did not load: {broken[:3]}")
-    if errors:
-        found.append(f"JavaScript console errors: {errors[:3]}")
-    if blocked:
-        found.append(f"tried to reach the network: {sorted(set(blocked))[:3]}")
-    n_widgets = page.evaluate("() => document.querySelectorAll('.jupyter-widgets, .widget-container').length")
+        found.append(("image", f"{len(broken)} image(s) did not load: {broken[:3]}"))
+    n_widgets = page.evaluate("() => document.querySelectorAll('.widget-subarea .jupyter-widgets').length")
     if has_widgets and n_widgets == 0:
-        found.append("the page saved widget state but shows no widget view")
+        found.append(("widget", "the page saved widget state but shows no widget view"))
     nav = page.evaluate("() => [...document.querySelectorAll('nav.bd-links a, .bd-sidebar a')].map(a => a.href)")
     missing = [c for c in chapters if not any(h.split("#")[0].endswith(c) for h in nav)]
     if missing and rel != "index.html":
-        found.append(f"the left navigation lacks {missing}")
+        found.append(("nav", f"the left navigation lacks {missing}"))
+    found += fit_findings(page, WIDE[0])
+    slider_found, moved = check_sliders(page)
+    found += slider_found
+    live_found, views = check_live(page) if has_widgets else ([], 0)
+    found += live_found
+    page.screenshot(path=str(shot_name(rel)), full_page=True)
+    context.close()
 
-    moved = ""
-    sliders = page.query_selector_all("input.anim-slider, .animation input[type=range]")
-    if sliders:
-        img = page.evaluate("() => document.querySelector('.animation img').getAttribute('src')")
-        slider = sliders[0]
-        last = slider.get_attribute("max") or "1"
-        slider.evaluate("(el, v) => { el.value = v; el.dispatchEvent(new Event('input')); }", last)
-        page.wait_for_timeout(200)
-        after = page.evaluate("() => document.querySelector('.animation img').getAttribute('src')")
-        if after == img:
-            found.append("moving the static slider did not change its frame")
-        else:
-            moved = f", {len(sliders)} static slider(s), moved"
-        slider.evaluate("el => { el.value = 0; el.dispatchEvent(new Event('input')); }")
+    # ---- 390 px: the page never scrolls sideways; wide things scroll in their own box
+    context = browser.new_context(viewport={"width": NARROW[0], "height": NARROW[1]}, is_mobile=False)
+    page = context.new_page()
+    open_page(page, base, rel, errors, blocked)
+    sideways = page.evaluate("() => [document.scrollingElement.scrollWidth, window.innerWidth]")
+    if sideways[0] > sideways[1]:
+        culprits = page.evaluate("""(w) => [...document.querySelectorAll('body *')]
+            .filter(e => e.getClientRects().length && e.getBoundingClientRect().right > w + 1
+                     && !e.closest('.bd-sidebar-primary, .bd-sidebar-secondary'))
+            .slice(0, 3).map(e => e.tagName.toLowerCase() + '.' + String(e.className).split(' ')[0])""", NARROW[0])
+        found.append(("page-scroll", f"the page scrolls sideways at {NARROW[0]} px ({sideways[0]} px wide; "
+                                     f"e.g. {culprits})"))
+    found += fit_findings(page, NARROW[0])
+    if rel.split("/")[-1].startswith(SHOWN):
+        page.screenshot(path=str(shot_name(rel, "-390")), full_page=True)
+    context.close()
 
+    # ---- dark mode, for the chapters in SHOWN
+    if rel.split("/")[-1].startswith(SHOWN):
+        context = browser.new_context(viewport={"width": WIDE[0], "height": WIDE[1]}, color_scheme="dark")
+        context.add_init_script("localStorage.setItem('mode', 'dark'); localStorage.setItem('theme', 'dark');")
+        page = context.new_page()
+        open_page(page, base, rel, errors, blocked)
+        page.screenshot(path=str(shot_name(rel, "-dark")), full_page=True)
+        context.close()
+
+    if errors:
+        found.append(("console", f"JavaScript console errors: {sorted(set(errors))[:3]}"))
+    if blocked:
+        found.append(("network", f"tried to reach the network: {sorted(set(blocked))[:3]}"))
     weight = page_weight(SITE / rel)
-    if weight > MAX_PAGE_BYTES:
-        found.append(f"page weighs {weight / 1e6:.2f} MB (> 2 MB)")
-    shot = SHOTS / (rel.replace("/", "__").removesuffix(".html") + ".png")
-    page.screenshot(path=str(shot), full_page=True)
-    for f in found:
-        problems.append(f"{rel}: {f}")
+    if weight >= MAX_PAGE_BYTES:
+        found.append(("weight", f"page weighs {weight / 1e6:.2f} MB (≥ 2 MB)"))
     status = "ok" if not found else "FAIL"
-    return f"{status:4} {rel}: {weight / 1e3:.0f} kB, {n_widgets} widget view(s){moved}"
+    sliders = f", {moved} static slider(s) moved" if moved else ""
+    return found, f"{status:4} {rel}: {weight / 1e3:.0f} kB, {views} widget view(s){sliders}", weight
 
 
 def main() -> int:
@@ -156,21 +351,29 @@ def main() -> int:
     pages = sorted(str(p.relative_to(SITE)) for p in SITE.rglob("*.html")
                    if "_static" not in p.parts and "_sources" not in p.parts and p.name not in SKIP
                    and 'http-equiv="Refresh"' not in p.read_text(errors="replace"))  # not the root redirect
+    only = sys.argv[1:]  # optional: check only pages whose path contains one of these strings
+    if only:
+        pages = [p for p in pages if any(o in p for o in only)]
     server, base = serve()
-    problems: list[str] = []
+    problems: list[tuple[str, str, str]] = []
+    weights: dict[str, int] = {}
     try:
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+            # real scrollbars, as on a desktop: whether a box visibly scrolls is part of the check
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, ignore_default_args=["--hide-scrollbars"])
             for rel in pages:
-                context = browser.new_context(viewport={"width": 1280, "height": 900})
-                page = context.new_page()
-                print(check_page(page, base, rel, chapters, problems), flush=True)
-                context.close()
+                found, line, weights[rel] = check_page(browser, base, rel, chapters)
+                print(line, flush=True)
+                problems += [(rel, cat, text) for cat, text in found]
             browser.close()
     finally:
         server.shutdown()
-    for p in problems:
-        print("problem:", p)
+    for rel, cat, text in problems:
+        print(f"problem: {rel}: [{cat}] {text}")
+    counts = collections.Counter(cat for _, cat, _ in problems)
+    print("findings per category:", ", ".join(f"{c} {counts[c]}" for c in sorted(counts)) or "none")
+    heaviest = max(weights, key=weights.get)
+    print(f"heaviest page: {heaviest}, {weights[heaviest] / 1e6:.2f} MB")
     print(f"{len(pages)} pages checked, {len(problems)} problem(s); screenshots in {SHOTS.relative_to(ROOT)}/")
     return 1 if problems else 0
 

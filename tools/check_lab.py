@@ -58,13 +58,25 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+# JupyterLab settings for the check: every cell kept in the page (no virtual scrolling, which detaches cells that are
+# out of view), and no news pop-up over the notebook.
+LAB_SETTINGS = {
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false"},
+}
+
+
 def start_lab(root: Path, port: int, home: Path, log) -> subprocess.Popen:
+    for rel, value in LAB_SETTINGS.items():
+        path = home / "settings" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(value))
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", PYDEVD_DISABLE_FILE_VALIDATION="1",
                JUPYTERLAB_SETTINGS_DIR=str(home / "settings"), JUPYTERLAB_WORKSPACES_DIR=str(home / "workspaces"),
                JUPYTER_RUNTIME_DIR=str(home / "runtime"))
     cmd = [str(BIN / "jupyter"), "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
            "--ServerApp.token=", "--ServerApp.password=", f"--ServerApp.root_dir={root}",
-           "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+           "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
     if os.getuid() == 0:
         cmd.append("--allow-root")
     proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -153,13 +165,16 @@ def drive(url: str, base: str, shots: Path) -> dict:
             t_run = time.monotonic()
             page.click(".lm-MenuBar-itemLabel:text-is('Run')")
             page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
-            img = page.wait_for_selector(".jp-OutputArea-output img.widget-image", timeout=600_000)
+            img = page.wait_for_selector(".jp-OutputArea-output img.widget-image", state="attached", timeout=600_000)
             # wait for the notebook to finish: every code cell numbered, the kernel idle
             page.wait_for_function("""() => {
                 const busy = [...document.querySelectorAll('.jp-InputArea-prompt')].some(e => e.textContent.includes('*'));
                 const ind = document.querySelector('.jp-Notebook-ExecutionIndicator');
                 return !busy && ind && ind.dataset.status === 'idle'; }""", timeout=600_000, polling=500)
             run_s = time.monotonic() - t_run
+            cell_errors = page.evaluate("""() => [...document.querySelectorAll(
+                ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")]
+                .map(e => e.innerText.trim().split('\\n').at(-1)).filter(t => /Error|Exception/.test(t))""")
             img.scroll_into_view_if_needed()
             widget = img.evaluate_handle("el => el.closest('.widget-vbox')")
             handle = widget.as_element().query_selector(".widget-slider .noUi-handle")
@@ -180,10 +195,14 @@ def drive(url: str, base: str, shots: Path) -> dict:
                 latencies.append(page.evaluate("() => window.__frames.at(-1)[0] - window.__keys.at(-1)"))
             page.wait_for_timeout(500)  # anything late would still land now
             last = img.evaluate(IMAGE_B64_JS)
-            out = {"run_s": run_s, "first": first, "last": last, "latencies": latencies,
+            out = {"run_s": run_s, "cell_errors": cell_errors, "first": first, "last": last, "latencies": latencies,
                    "readout_before": readout_before, "readout_after": readout.inner_text(),
                    "frames": page.evaluate("() => window.__frames.length")}
             page.screenshot(path=str(shots / "check_lab.png"), full_page=False)
+        except Exception:
+            page.screenshot(path=str(shots / "check_lab_failed.png"), full_page=False)
+            print(f"check-lab: failed in the browser; screenshot in {shots / 'check_lab_failed.png'}", file=sys.stderr)
+            raise
         finally:
             browser.close()
     out["blocked"], out["errors"] = sorted(set(blocked)), errors
@@ -245,6 +264,8 @@ def main() -> int:
                         f"expected {defaults[name]} -> {moved[name]}")
     if any(ms > MOVE_BAR_MS for ms in lat):
         problems.append(f"a press took over {MOVE_BAR_MS:.0f} ms to show its figure (or never did): {lat}")
+    if seen["cell_errors"]:
+        problems.append(f"cells raised in JupyterLab: {seen['cell_errors'][:3]}")
     if "Traceback" in lab_log:
         problems.append("JupyterLab's log has a traceback")
     finite = [x for x in lat if x != float("inf")]

@@ -1,7 +1,7 @@
 """Part I's six ideas as numbers, for any ``byhand`` GPT: the final-position guess, one head's query-key sum,
 the sentence's probability and a few steps of learning.
 
-Taught in Part I (each chapter calls it on the book's own trained model, ``byhand.ioi.load_model("mid")``) and in
+Taught in Part I (its chapters call it on the book's own trained model, from ``byhand.ioi.load_model``) and in
 the appendix "Same code, real GPT-2", which runs it on GPT-2 small where its weights exist locally. "The math
 inside a transformer" tells the same six ideas with figures from GPT-2 small (``byhand.reported``);
 ``six_ideas_numbers`` computes each of them for any model ``byhand.gpt`` runs, and ``summary`` names them with the

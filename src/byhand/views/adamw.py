@@ -111,7 +111,7 @@ def draw_adamw(fig, state: AdamWState, curve: AdamWCurve) -> None:
     ax2.set_ylabel("loss (nats)")
     ax2.set_title(f"largest move of a weight: {state.max_move:.3g}", fontsize=9)
     ax2.tick_params(axis="x", labelsize=9)
-    fig.subplots_adjust(left=0.1, right=0.98, bottom=0.2, top=0.80, wspace=0.35)
+    fig.subplots_adjust(left=0.1, right=0.98, bottom=0.2, top=0.88, wspace=0.35)
 
 
 def adamw_view(params: dict, grads: dict, batch, config: GPTConfig, opt: AdamWConfig, lrs):

@@ -84,7 +84,7 @@ def draw_stream(fig, st: StreamState, sg: StreamGrads, words=None) -> None:
     ax2.set_yticklabels([n.replace("block", "b") for n in sg.stages], fontsize=9)
     ax2.set_xlabel("position t")
     ax2.set_title("norm at every position (log colour)", fontsize=9)
-    fig.subplots_adjust(left=0.1, right=0.98, bottom=0.27, top=0.88, wspace=0.45)
+    fig.subplots_adjust(left=0.1, right=0.91, bottom=0.27, top=0.88, wspace=0.45)  # right: the colour bar's labels
 
 
 def backprop_view(gtrace: dict, n_layers: int, words=None):

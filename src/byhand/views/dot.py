@@ -85,7 +85,11 @@ def draw_dot(fig, state: DotState) -> None:
     ax.set_ylabel("value")
     ax.set_title(rf"$q \cdot k$ = {t.total:.2f}   (nudge adds $q_{{{state.j}}} \Delta$ = {state.update:.2f})",
                  fontsize=9)
-    ax.legend(loc="upper left", fontsize=9, frameon=False)
+    lo = min(0.0, t.products.min(), t.running.min())
+    hi = max(0.0, t.products.max(), t.running.max())
+    span = (hi - lo) or 1.0
+    ax.set_ylim(lo - 0.05 * span, hi + 0.3 * span)  # a free band at the top for the legend, whatever the angle
+    ax.legend(loc="upper left", fontsize=9, frameon=False, ncol=2)
     ax2.plot(state.thetas, state.curve, color="tab:gray", lw=1.2)
     ax2.plot([state.theta_deg], [state.before], "o", color="black")
     ax2.axhline(0, color="gray", lw=0.6)
@@ -93,7 +97,7 @@ def draw_dot(fig, state: DotState) -> None:
     ax2.set_xlabel("angle θ between q and k (°)")
     ax2.set_ylabel("q·k before the nudge")
     ax2.set_xticks([0, 45, 90, 135, 180])
-    fig.subplots_adjust(left=0.08, right=0.98, bottom=0.17, top=0.80, wspace=0.38)
+    fig.subplots_adjust(left=0.1, right=0.98, bottom=0.17, top=0.88, wspace=0.4)
 
 
 def dot_view(q, k):

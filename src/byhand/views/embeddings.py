@@ -99,7 +99,7 @@ def draw_embed(fig, state: EmbedState) -> None:
         ax.set_title(f"head {k}: query {state.t} ({labels[state.t]})", fontsize=9)
     np.atleast_1d(axes)[0].set_ylabel("attention weight")
     np.atleast_1d(axes)[0].legend(fontsize=9, frameon=False, loc="upper left")
-    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.24, top=0.80, wspace=0.12)
+    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.24, top=0.88, wspace=0.12)
 
 
 def embed_view(params: dict, token: str = "like", t: int = 4):

@@ -90,7 +90,7 @@ def draw_fd(fig, state: FDState, curve: FDCurve) -> None:
     ax.set_title(f"h = {state.h:.0e}: forward error {state.forward_err:.1e}, central error {state.central_err:.1e}",
                  fontsize=9)
     ax.legend(loc="lower left", fontsize=9, frameon=False)
-    fig.subplots_adjust(left=0.14, right=0.97, bottom=0.17, top=0.80)
+    fig.subplots_adjust(left=0.14, right=0.97, bottom=0.17, top=0.88)
 
 
 def fd_view(params: dict, batch, config: GPTConfig, name: str, index, hs):

@@ -59,8 +59,8 @@ def draw_heads(fig, state: HeadState) -> None:
     ax.set_xlabel(f"entry of the output row (0 to {d - 1})")
     ax.set_ylabel("value")
     ax.set_title(f"output row of position {state.t}, head {h - 1} weighted by α = {state.alpha:.2f}", fontsize=9)
-    ax.legend(fontsize=9, frameon=False, ncol=3, loc="lower left")
-    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.17, top=0.85)
+    ax.legend(fontsize=9, frameon=False, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.3))  # below the axis
+    fig.subplots_adjust(left=0.1, right=0.98, bottom=0.36, top=0.9)
 
 
 def heads_view(O_heads, W_o, b_o, t: int = 4):

@@ -48,7 +48,9 @@ def draw_ln(fig, state: LNState) -> None:
     ax.set_xlabel(f"entry of the row (0 to {i[-1]})")
     ax.set_ylabel("input value")
     ax.set_title(f"c·x + b, c = {state.scale:g}, b = {state.shift:g}", fontsize=9)
-    ax.legend(fontsize=9, frameon=False)
+    lo, hi = ax.get_ylim()
+    ax.set_ylim(lo, hi + 0.3 * (hi - lo))  # a free band at the top for the legend, above the bars
+    ax.legend(fontsize=9, frameon=False, loc="upper left")
     ax2.bar(i, state.y, color="tab:blue", width=0.7)
     ax2.bar(i, state.y_ref, fill=False, edgecolor="black", width=0.7, lw=0.8)
     ax2.axhline(0, color="gray", lw=0.6)

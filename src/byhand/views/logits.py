@@ -54,7 +54,7 @@ def draw_logits(fig, state: LogitState, vocab) -> None:
     colors = ["tab:green" if k == state.target else "tab:red" if k == state.v else "tab:blue" for k in x]
     ax.bar(x, state.p_after, color=colors, width=0.6)
     ax.bar(x, state.p_before, fill=False, edgecolor="black", width=0.6, lw=0.8)
-    ax.set_xticks(x, vocab, fontsize=9, rotation=35)
+    ax.set_xticks(x, vocab, fontsize=9, rotation=45, ha="right", rotation_mode="anchor")
     ax.set_ylim(0, 1)
     ax.set_xlabel("next token")
     ax.set_ylabel("probability")
@@ -65,7 +65,7 @@ def draw_logits(fig, state: LogitState, vocab) -> None:
     ax2.set_xticks([0, 1], ["before", "after"], fontsize=9)
     ax2.set_ylabel("mean loss (nats)")
     ax2.set_title(f"{state.loss_before:.3f} → {state.loss_after:.3f}", fontsize=9)
-    fig.subplots_adjust(left=0.08, right=0.98, bottom=0.27, top=0.85, wspace=0.35)
+    fig.subplots_adjust(left=0.08, right=0.98, bottom=0.33, top=0.85, wspace=0.35)
 
 
 def logits_view(logits, targets, vocab, t: int = 0):

@@ -60,7 +60,7 @@ def draw_logs(fig, state: LogsState) -> None:
     ax2.semilogy([state.rank], [state.p], "o", color="tab:red", ms=6)
     ax2.set_xlabel("rank of the word (1 = most likely)")
     ax2.set_ylabel("probability (log axis)")
-    ax2.set_title(f"{state.rank - 1} of the {V} words are more likely than {state.answer}", fontsize=9)
+    ax2.set_title(f"{state.rank - 1} of the {V} words are more likely", fontsize=9)
     fig.subplots_adjust(left=0.09, right=0.98, bottom=0.17, top=0.86, wspace=0.35)
 
 

@@ -82,7 +82,7 @@ def draw_params(fig, state: ParamState) -> None:
     ax2.plot([state.d_model], [state.total], "o", color="black")
     ax2.set_xlabel(r"width $d_{model}$")
     ax2.set_ylabel("total parameters")
-    fig.subplots_adjust(left=0.17, right=0.98, bottom=0.17, top=0.80, wspace=0.45)
+    fig.subplots_adjust(left=0.17, right=0.98, bottom=0.17, top=0.88, wspace=0.45)
 
 
 def params_view(base: GPTConfig = TOY_CONFIG):

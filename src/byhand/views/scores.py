@@ -60,7 +60,9 @@ def draw_scores(fig, state: ScoreState, labels=None) -> None:
     ax.set_ylabel("scaled score")
     ax.set_title(f"row {state.t}: score {state.s} nudged by {state.delta:+.2f}", fontsize=9)
     if (~state.allowed).any():
-        ax.legend(fontsize=9, frameon=False, loc="lower right")
+        lo, hi = ax.get_ylim()
+        ax.set_ylim(lo, hi + 0.35 * (hi - lo))  # a free band at the top for the legend, above the bars
+        ax.legend(fontsize=9, frameon=False, loc="upper right")
     ax2.bar(x, state.after, color=np.where(x == state.s, "tab:red", "tab:blue"), width=0.6)
     ax2.bar(x, state.before, fill=False, edgecolor="black", width=0.6, lw=0.8)
     ax2.set_ylim(0, 1)
@@ -68,7 +70,7 @@ def draw_scores(fig, state: ScoreState, labels=None) -> None:
     ax2.set_xlabel("key position (token)")
     ax2.set_ylabel("attention weight")
     ax2.set_title(f"weights (sum {state.after.sum():.4f}); outline: before", fontsize=9)
-    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.24, top=0.80, wspace=0.32)
+    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.24, top=0.88, wspace=0.32)
 
 
 def scores_view(S, mask, t: int, labels=None):
