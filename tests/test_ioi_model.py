@@ -87,7 +87,7 @@ def test_final_model_learned_the_task(recomputed):
 
 def test_mid_checkpoint_is_unsure_but_right(recomputed):
     m = recomputed["mid"]
-    assert abs(m["example_p_mary"] - MID_TARGET) <= 0.03  # near seed 003's 0.677: room for p - y to show
+    assert abs(m["example_p_mary"] - MID_TARGET) <= 0.03  # near GPT-2 small's reported 0.677: room for p - y to show
     assert max(m["example_top5"].values()) == m["example_p_mary"]
 
 

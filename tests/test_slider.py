@@ -205,3 +205,16 @@ def test_static_slider_refuses_a_frame_with_a_collision():
 
     with pytest.raises(ValueError, match=r"static slider frame 'slope = 1.0': .*overlaps"):
         static_slider(draw, sweep({"slope": 1.0}, "slope", [1.0, 2.0]), label, figsize=(4, 3))
+
+
+def test_tick_labels_beyond_a_log_axis_view_are_not_counted():
+    # matplotlib keeps labels for ticks just outside the view (here 10^-15 on both axes); they are never drawn
+    def draw(fig):
+        ax = fig.add_subplot()
+        h = np.logspace(-14, 0.4, 60)
+        ax.loglog(h, 1e-11 / h + h**2)
+        fig.subplots_adjust(left=0.2, bottom=0.2)
+
+    fig = figure(draw, figsize=(3, 3))
+    assert layout_problems(fig) == []
+    plt.close(fig)

@@ -108,7 +108,7 @@ def chapter_oracle(nb_path: Path):
                     tree = ast.parse(src)
                     last = tree.body[-1]
                     assert isinstance(last, ast.Expr), "the widget cell must end in the interactive_view(...) call"
-                    tree.body[-1] = ast.Assign([ast.Name("__box", ast.Store())], last.value, lineno=last.lineno)
+                    tree.body[-1] = ast.copy_location(ast.Assign([ast.Name("__box", ast.Store())], last.value), last)
                     exec(compile(ast.fix_missing_locations(tree), nb_path.name, "exec"), ns)
                     return ns["draw"], ns["controls"], ns["__box"]
                 if src and "raises-exception" not in cell.get("metadata", {}).get("tags", []):
@@ -140,6 +140,19 @@ def png_pixels(b64: str):
         return np.asarray(im.convert("RGBA"))
 
 
+def accept_kernel_dialog(page, wait_s: float = 15.0) -> None:
+    """JupyterLab may ask which kernel to start (e.g. when the notebook names none): take the one it offers."""
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        button = page.query_selector(".jp-Dialog .jp-Dialog-button.jp-mod-accept")
+        if button is not None:
+            button.click()
+            return
+        if page.query_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']") and time.monotonic() > deadline - wait_s / 2:
+            return  # the kernel is up and no dialog came
+        page.wait_for_timeout(250)
+
+
 def drive(url: str, base: str, shots: Path) -> dict:
     """Open the notebook, run all cells, press the slider's right arrow; return what the page showed."""
     from playwright.sync_api import sync_playwright
@@ -161,6 +174,7 @@ def drive(url: str, base: str, shots: Path) -> dict:
             page.route("**/*", route)
             page.goto(url, wait_until="domcontentloaded")
             page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=120_000)
+            accept_kernel_dialog(page)
             page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
             t_run = time.monotonic()
             page.click(".lm-MenuBar-itemLabel:text-is('Run')")

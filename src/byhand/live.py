@@ -137,7 +137,11 @@ def live_view(draw: Callable, controls: dict, figsize: tuple[float, float] = (7.
     def setting() -> dict:
         return {name: w.value for name, w in controls.items()}
 
-    image = widgets.Image(value=live.render(setting()), format="png")
+    width, height = live.canvas.get_width_height()
+    # shown at its pixel size (a column box would otherwise stretch it to the page's width and blur it), and no
+    # wider than the page
+    image = widgets.Image(value=live.render(setting()), format="png",
+                          layout=widgets.Layout(width=f"{width}px", max_width="100%", height="auto"))
     error = widgets.HTML()  # empty unless a render failed
 
     def show() -> None:

@@ -23,7 +23,8 @@ from typing import Callable, Sequence
 
 import matplotlib
 
-matplotlib.use("Agg", force=False)  # a no-op inside Jupyter's inline backend; headless elsewhere
+# No matplotlib.use() here: switching backends at import would turn off Jupyter's inline figures for every cell
+# after it. Headless, matplotlib falls back to Agg by itself.
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.animation import FuncAnimation  # noqa: E402
@@ -65,11 +66,16 @@ def _shown_texts(fig) -> list[Text]:
     hidden = set()
     for ax in fig.axes:
         for axis in (ax.xaxis, ax.yaxis):
-            lo, hi = sorted(axis.get_view_interval())
-            pad = 1e-9 * max(abs(lo), abs(hi), 1.0)
+            scale = axis.get_transform()  # compare in the axis' scale (log axes too)
+            lo, hi = sorted(scale.transform(np.asarray(axis.get_view_interval(), float)))
+            pad = 1e-9 * (hi - lo)
             for tick in axis.get_major_ticks() + axis.get_minor_ticks():
                 loc = tick.get_loc()
-                if loc is None or not lo - pad <= loc <= hi + pad:
+                if loc is None or (axis.get_scale() == "log" and loc <= 0):  # never drawn
+                    hidden.update((tick.label1, tick.label2))
+                    continue
+                at = scale.transform(np.array([loc], float))[0]
+                if not lo - pad <= at <= hi + pad:
                     hidden.update((tick.label1, tick.label2))
     return [t for t in fig.findobj(Text)
             if t not in hidden and t.get_visible() and t.get_text().strip() and t.get_figure(root=True) is fig]

@@ -379,7 +379,9 @@ def _heads_3():
     r = _rng(14)
     A2 = softmax_forward(r.normal(size=(4, 3, 3)), mask=causal_mask(3))[0]
     cases = ((trace[_A + "P"].copy(), trace[_A + "V"].copy(), params[_A + "W_o"].copy(), params[_A + "b_o"].copy()),
-             (A2, r.normal(size=(4, 3, 2)), r.normal(size=(8, 8)), r.normal(size=8)))
+             (A2, r.normal(size=(4, 3, 2)), r.normal(size=(8, 8)), r.normal(size=8)),
+             (softmax_forward(r.normal(size=(2, 4, 4)))[0], r.normal(size=(2, 4, 3)), r.normal(size=(6, 6)),
+              r.normal(size=6)))
 
     def plain_reshape(A, V, W_o, b_o):
         O = A @ V
@@ -447,7 +449,8 @@ def _ffn_3():
     cases = ((trace["block0.ln2"].copy(), params[p + "W_1"].copy(), params[p + "b_1"].copy(),
               params[p + "W_2"].copy(), params[p + "b_2"].copy()),
              (r.normal(size=(3, 4)), r.normal(size=(4, 16)), r.normal(size=16), r.normal(size=(16, 4)),
-              r.normal(size=4)))
+              r.normal(size=4)),
+             (r.normal(size=(2, 3)), r.normal(size=(3, 5)), r.normal(size=5), r.normal(size=(5, 3)), r.normal(size=3)))
 
     def relu(x, W_1, b_1, W_2, b_2):
         return np.maximum(x @ W_1 + b_1, 0) @ W_2 + b_2
@@ -510,7 +513,8 @@ def _layernorm_3():
     r = _rng(16)
     cases = ((trace["block0.res1"].copy(), params["block0.ln2.gamma"].copy(), params["block0.ln2.beta"].copy(),
               TOY_CONFIG.ln_eps),
-             (r.normal(size=(3, 6)) * 3 + 1, r.normal(size=6), r.normal(size=6), 1e-5))
+             (r.normal(size=(3, 6)) * 3 + 1, r.normal(size=6), r.normal(size=6), 1e-5),
+             (r.normal(size=(2, 5)) * 0.1, r.normal(size=5), r.normal(size=5), 1e-3))
 
     def unbiased(x, gamma, beta, eps):
         mu = x.mean(axis=-1, keepdims=True)
@@ -651,7 +655,8 @@ def _dlogits_3():
     trace = _toy()[3]
     r = _rng(20)
     p2 = softmax_forward(r.normal(size=(3, 6)))[0]
-    cases = ((trace["p"].copy(), toy_batch()[1]), (p2, np.array([1, -1, 0])))
+    cases = ((trace["p"].copy(), toy_batch()[1]), (p2, np.array([1, -1, 0])),
+             (softmax_forward(r.normal(size=(4, 3)))[0], np.array([-1, 2, 2, 0])))
 
     def onehot(p, targets):
         Y = np.zeros_like(p)
@@ -730,7 +735,8 @@ def _dffn_3():
     params, _, _, trace = _toy()
     r = _rng(21)
     cases = ((trace["dln_f"].copy(), trace["block0.res2"].copy(), params["ln_f.gamma"].copy(), TOY_CONFIG.ln_eps),
-             (r.normal(size=(3, 6)), r.normal(size=(3, 6)) * 2 + 1, r.normal(size=6), 1e-5))
+             (r.normal(size=(3, 6)), r.normal(size=(3, 6)) * 2 + 1, r.normal(size=6), 1e-5),
+             (r.normal(size=(2, 4)), r.normal(size=(2, 4)) * 0.5, r.normal(size=4), 1e-5))
 
     def parts(dy, x, gamma, eps):
         xhat = (x - x.mean(axis=-1, keepdims=True)) / np.sqrt(x.var(axis=-1, keepdims=True) + eps)
@@ -800,7 +806,9 @@ def _dattn_3():
     assert np.allclose(_value_grads_ref(*toy_case), trace["d" + _A + "V"], rtol=0, atol=1e-15)  # byhand's dV
     r = _rng(22)
     A2 = softmax_forward(r.normal(size=(4, 3, 3)), mask=causal_mask(3))[0]
-    cases = (toy_case, (r.normal(size=(3, 8)), A2, r.normal(size=(8, 8)), 4))
+    cases = (toy_case, (r.normal(size=(3, 8)), A2, r.normal(size=(8, 8)), 4),
+             (r.normal(size=(4, 6)), softmax_forward(r.normal(size=(3, 4, 4)), mask=causal_mask(4))[0],
+              r.normal(size=(6, 6)), 3))
 
     def w_o(dout, A, W_o, n_heads):
         return np.swapaxes(A, -1, -2) @ split_heads(dout @ W_o, n_heads)
@@ -986,7 +994,9 @@ def _adamw_3():
     r = _rng(25)
     cases = ((r.normal(size=4), r.normal(size=4), np.zeros(4), np.zeros(4), 1, 1e-2, 0.01),
              (r.normal(size=(2, 3)), r.normal(size=(2, 3)), 0.1 * r.normal(size=(2, 3)),
-              0.01 * r.random(size=(2, 3)), 3, 1e-3, 0.1))
+              0.01 * r.random(size=(2, 3)), 3, 1e-3, 0.1),
+             (r.normal(size=5), 1e-3 * r.normal(size=5), 1e-3 * r.normal(size=5), 1e-6 * r.random(size=5), 10,
+              3e-4, 0.0))
 
     def no_correction(theta, g, m, v, t, lr, weight_decay):
         m2 = 0.9 * m + 0.1 * g

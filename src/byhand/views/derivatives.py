@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from matplotlib.ticker import LogLocator
 
 from ..softmax import softmax_forward
 
@@ -164,7 +165,9 @@ def draw_secant(fig, s: SecantState, z, a: int, j: int, curve: ErrorCurve, word:
     ax2.axvline(s.h, color="gray", lw=0.8)
     ax2.set_xlabel("nudge h")
     ax2.set_ylabel("|error of the slope|")
-    ax2.legend(fontsize=9, frameon=False, loc="lower right")
+    ax2.yaxis.set_major_locator(LogLocator(base=10.0, numticks=6))  # labels far enough apart to read
+    ax2.legend(fontsize=9, frameon=False, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2,
+               borderaxespad=0.2)  # above the panel, where no curve can be
     fig.subplots_adjust(left=0.1, right=0.98, bottom=0.17, top=0.84, wspace=0.35)
 
 
