@@ -238,8 +238,9 @@ class Kernel:
         self.km.shutdown_kernel(now=True)
 
 
-def find_widget(k: Kernel) -> Widget:
-    """The control to move and the figure's model, from the box the widget cell returned."""
+def find_widgets(k: Kernel) -> list[Widget]:
+    """The controls that could be moved (sliders first, then choices), each with the figure's model, from the box
+    the widget cell returned."""
     view = (k.result or {}).get("application/vnd.jupyter.widget-view+json")
     if not view:
         raise RuntimeError("the widget cell did not return a widget")
@@ -249,10 +250,9 @@ def find_widget(k: Kernel) -> Widget:
     controls = ids(k.comms[row], "children")
     image = next((c for c in rest if k.comms[c]["_model_name"] in ("ImageModel", "OutputModel")), None)
     kinds = [k.comms[c]["_model_name"] for c in controls]
-    pick = next((c for c, m in zip(controls, kinds) if m in SLIDERS), None)
-    pick = pick or next(c for c, m in zip(controls, kinds) if m in CHOICES)
-    state = k.comms[pick]
-    return Widget(pick, state["_model_name"], state.get("description", ""), image, drag(state))
+    picks = [c for c, m in zip(controls, kinds) if m in SLIDERS] + [c for c, m in zip(controls, kinds) if m in CHOICES]
+    return [Widget(c, k.comms[c]["_model_name"], k.comms[c].get("description", ""), image, drag(k.comms[c]))
+            for c in picks]
 
 
 def drag(state: dict, n: int = 30) -> list[dict]:
@@ -283,15 +283,17 @@ def drag(state: dict, n: int = 30) -> list[dict]:
     return moves
 
 
-def move(k: Kernel, w: Widget, state: dict, timeout: float = 30.0) -> tuple[float, bytes | None, float]:
+def move(k: Kernel, w: Widget, state: dict, timeout: float = 30.0, after_idle: float = 5.0,
+         ) -> tuple[float | None, bytes | None, float]:
     """Send one move; once its figure came and the kernel is idle again, return (ms until the figure left the
-    kernel, the figure, the kernel's CPU ms for the move)."""
+    kernel, the figure, the kernel's CPU ms for the move). A figure that is byte for byte the last one is not sent
+    again, so a move that changes nothing on screen gets (None, None, …) ``after_idle`` s after the kernel idled."""
     cpu0 = k.cpu_ms()
     t0 = time.perf_counter()
     msg_id = k.send(w.control, state)
     ms, png, idle = None, None, False
     while png is None or not idle:
-        msg = k.iopub(timeout)
+        msg = k.iopub(after_idle if idle else timeout)
         if msg is None:
             break
         got = figure_in(msg, w.image)
@@ -337,8 +339,13 @@ def measure(nb: Path, variant: str, with_burst: bool) -> dict:
             for src, may_raise in setup_cells(nb):
                 k.run(src, may_raise)
             setup_s = time.perf_counter() - t0
-            w = find_widget(k)
+            candidates = find_widgets(k)
             k.drain()
+            for w in candidates:  # the first control whose moves change the figure (two probe moves)
+                if all(move(k, w, state)[1] is not None for state in w.moves[:2]):
+                    break
+            else:
+                raise RuntimeError(f"{nb.name}: no control changes the figure")
             times, frames, cpu = [], [], []
             for state in w.moves:
                 ms, png, cpu_ms = move(k, w, state)
