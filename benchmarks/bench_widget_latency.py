@@ -17,15 +17,21 @@ the new figure leaves the kernel on iopub: the ``comm_msg`` update that carries 
     .venv/bin/python benchmarks/bench_widget_latency.py --chapters 01 40   # some chapters
     .venv/bin/python benchmarks/bench_widget_latency.py --variant before   # the Output-based widget it replaced
     .venv/bin/python benchmarks/bench_widget_latency.py --readme           # also write the table into README.md
+    .venv/bin/python benchmarks/bench_widget_latency.py --chapters 01 --compare before image-sync book --rounds 2
 
 ``--variant`` swaps ``byhand.widgets.interactive_view`` in the kernel before the chapter runs, to compare designs
-(see VARIANTS). The bar: median under 50 ms and p95 under 100 ms for every widget on a quiet 2-core machine. The load
+(see VARIANTS); ``--compare`` drags one widget under several designs in turn, in one kernel, so that the load falls
+on each alike. Next to the wall time from the move to the figure, the table gives the kernel's CPU time per move
+(Linux schedstat): on a busy machine it moves far less than the wall time does.
+
+The bar: median under 50 ms and p95 under 100 ms for every widget on a quiet 2-core machine. The load
 average (/proc/loadavg) is printed with the numbers, because on 2 shared cores it moves them several-fold. Exits 1 if
 a widget misses the bar, a figure never came, or the burst ended on a stale frame.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import queue
@@ -120,12 +126,30 @@ class _Savefig(_live.LiveFigure):
         return buf.getvalue()
 _live.LiveFigure = _Savefig
 """,
+    # one figure cleared with fig.clear() and redrawn, PNG through Pillow at zlib level 1; rendered inside the move
+    "image-clear": _SYNC + """
+import io
+from PIL import Image
+class _Clear(_live.LiveFigure):
+    def render(self, setting):
+        self.fig.clear()
+        self.draw(self.fig, setting)
+        self.canvas.draw()
+        rgba = Image.frombuffer("RGBA", self.canvas.get_width_height(), self.canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+        buf = io.BytesIO()
+        rgba.save(buf, format="PNG", compress_level=1)
+        self.renders += 1
+        return buf.getvalue()
+_live.LiveFigure = _Clear
+""",
     # the book's design without coalescing: every move renders inside its own comm message
     "image-sync": _SYNC,
     # the book's design with fold_s = 0: renders scheduled with call_soon only
-    "fold0": "import byhand.live as _live\n"
-             "import byhand.widgets as _w, functools as _f\n"
+    "fold0": "import byhand.live as _live, byhand.widgets as _w, functools as _f\n"
              "_w.interactive_view = _f.partial(_live.live_view, fold_s=0.0)\n",
+    # the book's design with a 10 ms wait for the moves queued behind a drag's move
+    "fold10": "import byhand.live as _live, byhand.widgets as _w, functools as _f\n"
+              "_w.interactive_view = _f.partial(_live.live_view, fold_s=0.010)\n",
 }
 
 
@@ -329,44 +353,88 @@ def p95(xs: list[float]) -> float:
     return statistics.quantiles(xs, n=20, method="inclusive")[-1] if len(xs) > 1 else xs[0]
 
 
-def measure(nb: Path, variant: str, with_burst: bool) -> dict:
+@contextlib.contextmanager
+def chapter_kernel(nb: Path, prelude: str = ""):
+    """A kernel in a temporary copy of book/ that has run ``prelude`` and the chapter's cells before its widget cell;
+    yields (kernel, the widget cell's source, seconds the set-up took)."""
+    *before, (widget_src, _) = setup_cells(nb)
     with tempfile.TemporaryDirectory(prefix="bench-widgets-") as tmp:
         cwd = Path(tmp) / "book"
         shutil.copytree(BOOK, cwd, ignore=shutil.ignore_patterns("_build", ".ipynb_checkpoints"))
-        k = Kernel(cwd, VARIANTS[variant])
+        k = Kernel(cwd, prelude)
         try:
             t0 = time.perf_counter()
-            for src, may_raise in setup_cells(nb):
+            for src, may_raise in before:
                 k.run(src, may_raise)
-            setup_s = time.perf_counter() - t0
-            candidates = find_widgets(k)
-            k.drain()
-            for w in candidates:  # the first control whose moves change the figure (two probe moves)
-                if all(move(k, w, state)[1] is not None for state in w.moves[:2]):
-                    break
-            else:
-                raise RuntimeError(f"{nb.name}: no control changes the figure")
-            times, frames, cpu = [], [], []
-            for state in w.moves:
-                ms, png, cpu_ms = move(k, w, state)
-                if ms is not None:
-                    times.append(ms)
-                    frames.append(png)
-                    cpu.append(cpu_ms)
-            row = {"chapter": nb.stem, "control": f"{w.label or w.kind} ({w.kind.removesuffix('Model')})",
-                   "moves": len(w.moves), "answered": len(times), "setup_s": setup_s,
-                   "median_ms": statistics.median(times) if times else float("nan"),
-                   "p95_ms": p95(times) if times else float("nan"), "min_ms": min(times, default=float("nan")),
-                   "cpu_median_ms": statistics.median(cpu) if cpu else float("nan"),
-                   "cpu_p95_ms": p95(cpu) if cpu else float("nan"),
-                   "png_kb": statistics.median(len(f) for f in frames) / 1e3 if frames else float("nan"),
-                   "repeats": sum(a == b for a, b in zip(frames, frames[1:]))}
-            if with_burst:
-                k.drain()
-                row.update(burst(k, w))
-            return row
+            yield k, widget_src, time.perf_counter() - t0
         finally:
             k.stop()
+
+
+def show_widget(k: Kernel, widget_src: str, name: str) -> Widget:
+    """Run the widget cell; return its first control whose moves change the figure (two probe moves)."""
+    k.result = None
+    k.run(widget_src)
+    candidates = find_widgets(k)
+    k.drain()
+    for w in candidates:
+        if all(move(k, w, state)[1] is not None for state in w.moves[:2]):
+            return w
+    raise RuntimeError(f"{name}: no control changes the figure")
+
+
+def drag_series(k: Kernel, w: Widget) -> dict:
+    """The drag: each move after the last one's figure came. Returns the per-move numbers and the figures."""
+    times, frames, cpu = [], [], []
+    for state in w.moves:
+        ms, png, cpu_ms = move(k, w, state)
+        if ms is not None:
+            times.append(ms)
+            frames.append(png)
+            cpu.append(cpu_ms)
+    return {"times": times, "frames": frames, "cpu": cpu}
+
+
+def summary(times: list[float], cpu: list[float]) -> dict:
+    nan = float("nan")
+    return {"median_ms": statistics.median(times) if times else nan, "p95_ms": p95(times) if times else nan,
+            "min_ms": min(times, default=nan), "cpu_median_ms": statistics.median(cpu) if cpu else nan,
+            "cpu_p95_ms": p95(cpu) if cpu else nan}
+
+
+def measure(nb: Path, variant: str, with_burst: bool) -> dict:
+    with chapter_kernel(nb, VARIANTS[variant]) as (k, widget_src, setup_s):
+        w = show_widget(k, widget_src, nb.name)
+        d = drag_series(k, w)
+        row = {"chapter": nb.stem, "control": f"{w.label or w.kind} ({w.kind.removesuffix('Model')})",
+               "moves": len(w.moves), "answered": len(d["times"]), "setup_s": setup_s,
+               **summary(d["times"], d["cpu"]),
+               "png_kb": statistics.median(len(f) for f in d["frames"]) / 1e3 if d["frames"] else float("nan")}
+        if with_burst:
+            k.drain()
+            row.update(burst(k, w))
+        return row
+
+
+# Between designs in one kernel: the modules again as they are on disk, then the next design's patch.
+RESET = ("import importlib, byhand.live, byhand.widgets\n"
+         "importlib.reload(byhand.live)\nimportlib.reload(byhand.widgets)\n")
+
+
+def compare(nb: Path, variants: list[str], rounds: int) -> dict:
+    """Drag the widget under each design in turn, ``rounds`` times, in one kernel, so that the machine's load falls
+    on every design alike. Returns variant -> summary of all its moves."""
+    got = {v: {"times": [], "cpu": [], "kb": []} for v in variants}
+    with chapter_kernel(nb) as (k, widget_src, _):
+        for _ in range(rounds):
+            for v in variants:
+                k.run(RESET + VARIANTS[v])
+                d = drag_series(k, show_widget(k, widget_src, nb.name))
+                got[v]["times"] += d["times"]
+                got[v]["cpu"] += d["cpu"]
+                got[v]["kb"] += [len(f) / 1e3 for f in d["frames"]]
+    return {v: {**summary(g["times"], g["cpu"]), "moves": len(g["times"]),
+                "png_kb": statistics.median(g["kb"]) if g["kb"] else float("nan")} for v, g in got.items()}
 
 
 def loadavg() -> str:
@@ -405,6 +473,18 @@ def write_readme(text: str) -> None:
     README.write_text(readme)
 
 
+def main_compare(nbs: list[Path], variants: list[str], rounds: int) -> int:
+    print(f"load average before: {loadavg()}")
+    print("| chapter | design | moves | median ms | p95 ms | min ms | kernel CPU ms, median (p95) | PNG kB |")
+    print("|---|---|---|---|---|---|---|---|")
+    for nb in nbs:
+        for v, r in compare(nb, variants, rounds).items():
+            print(f"| {nb.stem} | {v} | {r['moves']} | {r['median_ms']:.1f} | {r['p95_ms']:.1f} | {r['min_ms']:.1f} "
+                  f"| {r['cpu_median_ms']:.1f} ({r['cpu_p95_ms']:.1f}) | {r['png_kb']:.0f} |", flush=True)
+    print(f"load average after: {loadavg()}")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--chapters", nargs="*", help="chapter numbers or names (default: every widget chapter)")
@@ -412,10 +492,15 @@ def main() -> int:
     ap.add_argument("--no-burst", action="store_true", help="skip the burst")
     ap.add_argument("--readme", action="store_true", help="write the table into benchmarks/README.md")
     ap.add_argument("--json", type=Path, help="also write the rows as JSON")
+    ap.add_argument("--compare", nargs="+", choices=sorted(VARIANTS), metavar="VARIANT",
+                    help="drag each chapter's widget under these designs in turn, in one kernel, and compare")
+    ap.add_argument("--rounds", type=int, default=3, help="rounds of --compare (default 3)")
     args = ap.parse_args()
     nbs = widget_chapters()
     if args.chapters:
         nbs = [p for p in nbs if any(p.stem.startswith(c) for c in args.chapters)]
+    if args.compare:
+        return main_compare(nbs, args.compare, args.rounds)
     with_burst = not args.no_burst
     load_before = loadavg()
     rows = []
@@ -423,12 +508,13 @@ def main() -> int:
         row = measure(nb, args.variant, with_burst)
         rows.append(row)
         print(f"{row['chapter']:28} median {row['median_ms']:6.1f} ms  p95 {row['p95_ms']:6.1f} ms  "
-              f"min {row['min_ms']:6.1f}  CPU {row['cpu_median_ms']:5.1f}/{row['cpu_p95_ms']:5.1f}  ({row['answered']}/{row['moves']} answered, set-up {row['setup_s']:.0f} s"
+              f"min {row['min_ms']:6.1f}  CPU {row['cpu_median_ms']:5.1f}/{row['cpu_p95_ms']:5.1f}  "
+              f"({row['answered']}/{row['moves']} answered, set-up {row['setup_s']:.0f} s"
               + (f"; burst {row['frames']} frames, last {'ok' if row['last_ok'] else 'STALE'})" if with_burst else ")"),
               flush=True)
     load_after = loadavg()
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    text = (f"Measured {when}, variant `{args.variant}`, {os.cpu_count()} cores; load average (1, 5, 15 min) "
+    text = (f"Measured {when}, variant `{args.variant}`, {os.cpu_count()} cores" + "; load average (1, 5, 15 min) "
             f"{load_before} before and {load_after} after the run.\n\n" + table(rows, with_burst))
     print()
     print(text)

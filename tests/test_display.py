@@ -96,7 +96,7 @@ def test_matrix_tex_writes_masked_scores_as_minus_infinity_and_refuses_nan():
         matrix_tex(np.array([1.0, np.nan]), name="S")
 
 
-# Widths measured in Chromium: MathJax 3 (CHTML, TeX font) at the book's 16 px body text, divided by 16 px/em.
+# Widths measured in Chromium: MathJax 3 (CHTML, TeX font) at scale 1 on a 16 px page, divided by 16 px per em.
 MEASURED_EM = {
     "0.718": 36.44 / 16,
     r"(-0.419) \cdot 0.718": 109.28 / 16,
@@ -115,8 +115,10 @@ def _rows(tex):
 
 
 def test_a_long_dot_product_breaks_into_aligned_lines_that_fit():
-    rng = np.random.default_rng(0)
-    t = dot_terms(rng.normal(size=8), rng.normal(size=8), names=(r"Q^{(1)}[3,:]", r"K^{(1)}[1,:]"), digits=3)
+    # chapter 13's entry S[3, 1] of head 0: greedy filling would leave (-0.331) alone on a line
+    a = np.array([-0.419, -0.278, -0.837, -0.734, 0.549, 1.279, -0.164, 0.297])
+    b = np.array([0.718, 1.294, -2.209, -1.813, 1.037, 0.063, -0.758, -1.115])
+    t = dot_terms(a, b, names=(r"Q^{(1)}[3,:]", r"K^{(1)}[1,:]"), digits=3)
     rows = _rows(t.latex())
     assert len(rows) >= 4  # the factors need two lines, then products and total
     assert rows[0].startswith(r"Q^{(1)}[3,:]\cdot K^{(1)}[1,:] &= ")
@@ -129,6 +131,9 @@ def test_a_long_dot_product_breaks_into_aligned_lines_that_fit():
     written = re.findall(r"\(?(-?\d+\.\d+)\)? \\cdot \(?(-?\d+\.\d+)\)?", t.latex())
     assert [float(x) for x, _ in written] == [float(fmt(x, 3)) for x in t.a]
     assert rows[-1] == f"&= {fmt(t.total, 3)}"
+    # the lines share the terms evenly: no term left alone on a line of its own
+    sums = [r.split("&", 1)[1].removeprefix(r"\quad {}").lstrip("=+ ") for r in rows[:-1]]
+    assert all(" + " in body for body in sums), sums
 
 
 def test_sum_tex_writes_short_sums_on_one_line_and_checks_its_steps():

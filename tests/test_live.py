@@ -1,6 +1,8 @@
 """Tests for byhand.live: the live widget draws what a fresh figure draws, and a quick drag folds into one frame."""
 import asyncio
+import gc
 import io
+import weakref
 
 import numpy as np
 import pytest
@@ -44,6 +46,18 @@ def test_live_figure_draws_what_a_fresh_figure_draws_whatever_came_before():
     assert live.renders == 3 and live.last_setting == {"slope": 1.0}
 
 
+def test_the_next_frame_frees_the_last_frames_figure_without_a_full_collection():
+    live = LiveFigure(draw_line, figsize=(3, 2), dpi=40)
+    gc.collect()  # start from empty young generations
+    live.render({"slope": 1.0})
+    last = weakref.ref(live.fig)
+    full_collections = gc.get_stats()[2]["collections"]
+    live.render({"slope": 2.0})
+    assert last() is None  # freed while young: its thousands of objects never reach the oldest generation
+    assert gc.get_stats()[2]["collections"] == full_collections
+    assert gc.isenabled()  # the collector runs again after a frame
+
+
 def test_coalescer_without_an_event_loop_runs_at_once():
     runs = []
     c = Coalescer(lambda: runs.append(1))
@@ -72,6 +86,32 @@ def test_coalescer_folds_requests_that_arrive_while_a_run_is_owed():
         assert seen == [30, 31] and c.runs == 2
 
     asyncio.run(drag())
+
+
+def test_coalescer_in_a_drag_waits_for_the_queue_to_drain_but_never_starves():
+    import time
+
+    seen, value = [], {"v": 0}
+
+    def slow_frame():  # a frame that takes 90 ms to draw
+        time.sleep(0.09)
+        seen.append(value["v"])
+
+    async def drag():
+        c = Coalescer(slow_frame, fold_s=0.03)
+        c.request()
+        await asyncio.sleep(0)  # the first frame, drawn at once
+        for v in range(1, 61):  # then a move every 2 ms, much closer together than fold_s
+            value["v"] = v
+            c.request()
+            await asyncio.sleep(0.002)
+        await asyncio.sleep(0.3)
+        return c
+
+    c = asyncio.run(drag())
+    assert seen[0] == 0 and seen[-1] == 60  # the last frame shows the last move
+    assert any(0 < v < 60 for v in seen)  # a frame came during the drag: a wait is capped by the last frame's time
+    assert len(seen) <= 15 and c.runs == len(seen) and c.requests == 61  # far fewer frames than moves
 
 
 def test_coalescer_flush_runs_what_is_owed_and_only_once():

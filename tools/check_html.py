@@ -250,12 +250,14 @@ def check_live(page) -> tuple[list[tuple[str, str]], int]:
     if handle is not None and handle.is_visible():
         readout = page.query_selector(".widget-subarea .widget-readout")
         text = readout.inner_text() if readout else None
+        handle.scroll_into_view_if_needed()
         box = handle.bounding_box()
         page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         page.mouse.down()
         page.mouse.move(box["x"] + 120, box["y"] + box["height"] / 2, steps=5)
         page.mouse.up()
         page.wait_for_timeout(100)
+        page.evaluate("() => window.getSelection().removeAllRanges()")  # the drag selects text; not for the photo
         if readout is not None and readout.inner_text() != text:
             found.append(("live", f"dragging a slider with no kernel changed its readout ({text!r} → "
                                   f"{readout.inner_text()!r})"))
@@ -264,6 +266,16 @@ def check_live(page) -> tuple[list[tuple[str, str]], int]:
 
 def shot_name(rel: str, suffix: str = "") -> Path:
     return SHOTS / (rel.replace("/", "__").removesuffix(".html") + suffix + ".png")
+
+
+def full_shot(page, rel: str, suffix: str = "") -> None:
+    """A screenshot of the whole page. Chromium's full-page capture leaves out the scrollbars of inner boxes, so the
+    window is made as tall as the page instead, and photographed as it is."""
+    width = page.viewport_size["width"]
+    height = min(page.evaluate("() => document.documentElement.scrollHeight"), 32000)
+    page.set_viewport_size({"width": width, "height": height})
+    page.wait_for_timeout(200)
+    page.screenshot(path=str(shot_name(rel, suffix)))
 
 
 def check_page(browser, base: str, rel: str, chapters: list[str]) -> tuple[list[tuple[str, str]], str, int]:
@@ -301,7 +313,7 @@ def check_page(browser, base: str, rel: str, chapters: list[str]) -> tuple[list[
     found += slider_found
     live_found, views = check_live(page) if has_widgets else ([], 0)
     found += live_found
-    page.screenshot(path=str(shot_name(rel)), full_page=True)
+    full_shot(page, rel)
     context.close()
 
     # ---- 390 px: the page never scrolls sideways; wide things scroll in their own box
@@ -318,7 +330,7 @@ def check_page(browser, base: str, rel: str, chapters: list[str]) -> tuple[list[
                                      f"e.g. {culprits})"))
     found += fit_findings(page, NARROW[0])
     if rel.split("/")[-1].startswith(SHOWN):
-        page.screenshot(path=str(shot_name(rel, "-390")), full_page=True)
+        full_shot(page, rel, "-390")
     context.close()
 
     # ---- dark mode, for the chapters in SHOWN
@@ -327,7 +339,7 @@ def check_page(browser, base: str, rel: str, chapters: list[str]) -> tuple[list[
         context.add_init_script("localStorage.setItem('mode', 'dark'); localStorage.setItem('theme', 'dark');")
         page = context.new_page()
         open_page(page, base, rel, errors, blocked)
-        page.screenshot(path=str(shot_name(rel, "-dark")), full_page=True)
+        full_shot(page, rel, "-dark")
         context.close()
 
     if errors:

@@ -76,7 +76,9 @@ def start_lab(root: Path, port: int, home: Path, log) -> subprocess.Popen:
                JUPYTER_RUNTIME_DIR=str(home / "runtime"))
     cmd = [str(BIN / "jupyter"), "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
            "--ServerApp.token=", "--ServerApp.password=", f"--ServerApp.root_dir={root}",
-           "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+           # nothing from the network: no news feed, no update check, no PyPI listing of extensions
+           "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+           "--LabApp.extension_manager=readonly"]
     if os.getuid() == 0:
         cmd.append("--allow-root")
     proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -148,7 +150,8 @@ def accept_kernel_dialog(page, wait_s: float = 15.0) -> None:
         if button is not None:
             button.click()
             return
-        if page.query_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']") and time.monotonic() > deadline - wait_s / 2:
+        idle = page.query_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']")
+        if idle and time.monotonic() > deadline - wait_s / 2:
             return  # the kernel is up and no dialog came
         page.wait_for_timeout(250)
 
@@ -182,7 +185,8 @@ def drive(url: str, base: str, shots: Path) -> dict:
             img = page.wait_for_selector(".jp-OutputArea-output img.widget-image", state="attached", timeout=600_000)
             # wait for the notebook to finish: every code cell numbered, the kernel idle
             page.wait_for_function("""() => {
-                const busy = [...document.querySelectorAll('.jp-InputArea-prompt')].some(e => e.textContent.includes('*'));
+                const busy = [...document.querySelectorAll('.jp-InputArea-prompt')]
+                    .some(e => e.textContent.includes('*'));
                 const ind = document.querySelector('.jp-Notebook-ExecutionIndicator');
                 return !busy && ind && ind.dataset.status === 'idle'; }""", timeout=600_000, polling=500)
             run_s = time.monotonic() - t_run

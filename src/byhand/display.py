@@ -4,8 +4,10 @@ Each helper returns an object; nothing here prints. In a notebook the object ren
 (``_repr_markdown_``), which the built book and JupyterLab both typeset; its plain-text form is short and
 deterministic, because nbval compares it. Introduced in Part I, "Dot products"; every chapter uses them.
 
-Fitting the column. The book's text column is about 49 em wide (784 px at 16 px per em), so every display aims at
-``COLUMN_EM`` = 46 em, measured with ``tex_width``, an estimate from the widths of MathJax's TeX font:
+Fitting the column. The book's text column is 784 px wide at a 1400 px window. MathJax sets display math in its TeX
+font scaled to the x-height of the text around it, so one em of math is 20.4 px there (not the text's 16 px) and the
+column holds about 38.5 em of math. Every display aims at ``COLUMN_EM`` = 36 em, measured with ``tex_width``, an
+estimate from the widths of MathJax's TeX font:
   - a written-out sum (``sum_tex``, ``DotTerms``) breaks into aligned lines that each fit;
   - a matrix wider than the column (``matrix_tex``) shows its first and last columns with ``\\cdots`` between them,
     keeps its shape underneath, and carries the whole matrix one click away in a ``<details>`` box.
@@ -19,8 +21,9 @@ import numpy as np
 
 from .checks import as_float, check_ndim
 
-# The width a display may take, in em: the column is ~49 em; 3 em are left for the estimate's error.
-COLUMN_EM = 46.0
+# The width a display may take, in em of MathJax's font: the column is ~38.5 em; 2.5 em are left for the estimate's
+# error (`make check-html` measures the real widths).
+COLUMN_EM = 36.0
 # A matrix with more entries than this gets no full copy (it would be a page of numbers).
 FULL_MAX_ENTRIES = 4096
 
@@ -209,7 +212,21 @@ def matrix_tex(A, name: str | None = None, digits: int = 3, max_rows: int = 12, 
 
 # ---------------------------------------------------------------------------------------------------- sums
 def _wrap(terms: list[str], first: float, rest: float) -> list[list[str]]:
-    """Greedy line breaking: ``terms`` joined by `` + `` into lines of at most ``first`` em, then ``rest`` em."""
+    """Break ``terms`` (joined by `` + ``) into lines of at most ``first`` em, then ``rest`` em: as few lines as
+    greedy filling needs, with the terms spread evenly over them (no lone term on a last line)."""
+    lines = _greedy(terms, first, rest)
+    lo, hi = 0.0, max(first, rest)
+    for _ in range(30):  # the narrowest measure that still needs no more lines
+        mid = (lo + hi) / 2
+        if len(_greedy(terms, min(first, mid), min(rest, mid))) <= len(lines):
+            hi = mid
+        else:
+            lo = mid
+    return _greedy(terms, min(first, hi), min(rest, hi))
+
+
+def _greedy(terms: list[str], first: float, rest: float) -> list[list[str]]:
+    """Greedy line breaking: each line takes terms while they fit (``first`` em for line 0, ``rest`` after)."""
     lines: list[list[str]] = [[]]
     used, room = 0.0, first
     for t in terms:

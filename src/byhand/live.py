@@ -1,21 +1,26 @@
 """Live widgets: a view redrawn as fast as the reader drags, and never behind the hand.
 
-``byhand.widgets.interactive_view`` delegates here. Three choices keep a move's answer within one frame
-(measured in ``benchmarks/bench_widget_latency.py``; the numbers are in ``benchmarks/README.md``):
+``byhand.widgets.interactive_view`` delegates here. Three choices make a move's answer quick (measured in
+``benchmarks/bench_widget_latency.py``; the numbers are in ``benchmarks/README.md``):
 
-1. One figure, redrawn in place: ``fig.clear()`` then the view's ``draw(fig, setting)``, the same call the
-   static slider makes for each frame (``byhand.slider``). No pyplot figure is built per move.
+1. One canvas for the widget's life, a fresh ``Figure`` on it per frame, drawn by the view's ``draw(fig, setting)``
+   (the call the static slider makes for each frame, ``byhand.slider``). Keeping the canvas keeps its Agg renderer
+   and matplotlib's text-size cache, which is keyed on the renderer; a fresh figure is cheaper than
+   ``fig.clear()`` (which clears every old Axes before it drops them) and carries nothing over from the last
+   frame. No pyplot figure is made, so Jupyter's inline backend never shows or keeps one.
 2. The pixels go out as PNG bytes in an ``ipywidgets.Image``: one comm message per frame. The canvas's RGBA
    buffer is encoded by Pillow at zlib level 1, without matplotlib's ``bbox_inches="tight"`` second pass.
 3. Moves are coalesced. A move only records that a render is owed; the render runs on the kernel's event loop
-   and reads the controls' latest values. Moves that arrive while a render is owed fold into it, so a quick
-   drag never queues stale frames. With no running event loop (a plain script, a test) the render runs at once.
+   and reads the controls' latest values. Moves that arrive while a render is owed fold into it, and in a drag
+   the render waits for the moves queued behind it (``Coalescer``), so a quick drag never queues stale frames.
+   With no running event loop (a plain script, a test) the render runs at once.
 
 Introduced with the first widget, in Part I, "Dot products".
 """
 from __future__ import annotations
 
 import asyncio
+import gc
 import html
 import io
 import time
@@ -23,10 +28,12 @@ import traceback
 from typing import Callable
 
 # A move that arrives within this many seconds of the end of the last render is part of a drag: its render waits
-# this long, so that the moves queued behind it (sent while the last frame was drawn) fold into one frame.
-FOLD_S = 0.010
-# zlib level for the PNG: level 1 encodes several times faster than the default 6 and the frame is about as small
-# (a figure is mostly flat colour).
+# until no move has come for this long, so that the moves queued behind it (sent while the last frame was drawn,
+# handled back to back) fold into one frame. 3 ms folded a 30-move burst into 2 frames; 10 ms did the same and
+# added its 10 ms to every frame of a drag (benchmarks/README.md).
+FOLD_S = 0.003
+# zlib level for the PNG: for a figure of flat colours level 1 is both faster and smaller than the default 6
+# (the dot products frame: 3.3 ms and 20.9 kB against 4.8 ms and 22.6 kB).
 COMPRESS_LEVEL = 1
 
 
@@ -39,10 +46,9 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
 
 
 class LiveFigure:
-    """One matplotlib figure that a view draws into again and again; each ``render`` returns PNG bytes.
+    """A view drawn again and again on one Agg canvas; each ``render`` returns the PNG of a fresh figure.
 
-    The figure is not registered with pyplot, so Jupyter's inline backend never shows it by itself and it
-    needs no closing.
+    ``fig`` is the latest frame's figure. No figure is registered with pyplot, so none needs closing.
     """
 
     def __init__(self, draw: Callable, figsize: tuple[float, float] = (7.0, 3.0), dpi: int = 72,
@@ -51,19 +57,38 @@ class LiveFigure:
         from matplotlib.figure import Figure
 
         self.draw = draw
+        self.figsize, self.dpi = tuple(figsize), dpi
         self.compress_level = compress_level
-        self.fig = Figure(figsize=figsize, dpi=dpi)
-        self.canvas = FigureCanvasAgg(self.fig)
+        self.fig = Figure(figsize=self.figsize, dpi=dpi)
+        self.canvas = FigureCanvasAgg(self.fig)  # kept: its renderer, and the text cache keyed on it, live on
         self.renders = 0  # how many frames were drawn
         self.last_setting: dict | None = None  # the setting of the latest frame
 
     def render(self, setting: dict) -> bytes:
-        """Draw ``setting`` into the figure (cleared first) and return the PNG of the whole figure."""
+        """Draw ``setting`` into a fresh figure on the canvas and return the PNG of the whole figure.
+
+        Python's cyclic garbage collector is paused while the frame is made, and the last frame's figure is
+        collected first. A figure is thousands of objects in reference cycles. Left to the collector, a frame's
+        objects moved to its oldest generation while the frame was drawn and died there, so every 10 to 20 frames a
+        full collection over the whole kernel (90 to 145 ms with a chapter loaded) landed inside a frame. Made
+        with the collector paused, they stay young, and collecting the young generations frees them in a few ms.
+        """
+        from matplotlib.figure import Figure
         from PIL import Image  # a matplotlib dependency
 
-        self.fig.clear()
-        self.draw(self.fig, setting)
-        self.canvas.draw()
+        self.fig = self.canvas.figure = None  # the last frame's figure is garbage from here
+        gc.collect(1)
+        paused = gc.isenabled()
+        gc.disable()
+        try:
+            self.fig = Figure(figsize=self.figsize, dpi=self.dpi)
+            self.fig.set_canvas(self.canvas)
+            self.canvas.figure = self.fig
+            self.draw(self.fig, setting)
+            self.canvas.draw()
+        finally:
+            if paused:
+                gc.enable()
         width, height = self.canvas.get_width_height()
         rgba = Image.frombuffer("RGBA", (width, height), self.canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
         buf = io.BytesIO()
@@ -76,9 +101,11 @@ class LiveFigure:
 class Coalescer:
     """Run ``action()`` once for a run of ``request()`` calls that arrive while a run is owed.
 
-    Inside a running event loop, ``request`` schedules the run and returns; later requests before the run fold
-    into it. A request that comes within ``fold_s`` of the end of the previous run (a drag under way) waits
-    ``fold_s``, so that the moves queued behind it fold too. With no running loop, ``request`` runs at once.
+    Inside a running event loop, ``request`` schedules the run and returns; requests that come before the run fold
+    into it. After a quiet spell the run goes on the loop's next turn. A request within ``fold_s`` of the end of the
+    previous run is part of a drag: its run waits until no request has come for ``fold_s`` (the moves queued while
+    the last frame was drawn arrive back to back), but no longer than the last run took, so a steady stream of
+    moves still gets frames. With no running loop, ``request`` runs at once.
     """
 
     def __init__(self, action: Callable[[], None], fold_s: float = FOLD_S, clock: Callable[[], float] = time.monotonic):
@@ -86,7 +113,9 @@ class Coalescer:
         self.fold_s = fold_s
         self._clock = clock
         self._handle: asyncio.Handle | asyncio.TimerHandle | None = None  # the scheduled run, if one is owed
+        self._deadline = float("-inf")  # a run waiting for the moves behind it goes no later than this
         self._last_end = float("-inf")
+        self._last_took = 0.0  # seconds the last run took
         self.requests = 0  # calls to request()
         self.runs = 0  # calls of action()
 
@@ -97,12 +126,17 @@ class Coalescer:
 
     def request(self) -> None:
         self.requests += 1
-        if self._handle is not None:
-            return  # folded into the run already owed
+        now = self._clock()
+        if self._handle is not None:  # fold into the run already owed; if it waits for a drag, wait a bit longer
+            if isinstance(self._handle, asyncio.TimerHandle) and now + self.fold_s < self._deadline:
+                self._handle.cancel()
+                self._handle = asyncio.get_running_loop().call_later(self.fold_s, self._run)
+            return
         loop = _running_loop()
         if loop is None:
             self._run()
-        elif self._clock() - self._last_end < self.fold_s:
+        elif now - self._last_end < self.fold_s:  # a drag under way
+            self._deadline = now + max(self.fold_s, self._last_took)
             self._handle = loop.call_later(self.fold_s, self._run)
         else:
             self._handle = loop.call_soon(self._run)
@@ -115,11 +149,13 @@ class Coalescer:
 
     def _run(self) -> None:
         self._handle = None
+        start = self._clock()
         try:
             self._action()
         finally:
             self.runs += 1
             self._last_end = self._clock()
+            self._last_took = self._last_end - start
 
 
 def live_view(draw: Callable, controls: dict, figsize: tuple[float, float] = (7.0, 3.0), dpi: int = 72,
@@ -137,7 +173,7 @@ def live_view(draw: Callable, controls: dict, figsize: tuple[float, float] = (7.
     def setting() -> dict:
         return {name: w.value for name, w in controls.items()}
 
-    width, height = live.canvas.get_width_height()
+    width, _ = live.canvas.get_width_height()
     # shown at its pixel size (a column box would otherwise stretch it to the page's width and blur it), and no
     # wider than the page
     image = widgets.Image(value=live.render(setting()), format="png",

@@ -28,11 +28,9 @@ import matplotlib
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.animation import FuncAnimation  # noqa: E402
-from matplotlib.collections import Collection, LineCollection  # noqa: E402
-from matplotlib.image import AxesImage  # noqa: E402
+from matplotlib.collections import LineCollection  # noqa: E402
 from matplotlib.legend import Legend  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
-from matplotlib.patches import Patch  # noqa: E402
 from matplotlib.path import Path  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 from matplotlib.transforms import Bbox  # noqa: E402
@@ -116,8 +114,9 @@ def _data_hits(ax, box: Bbox) -> list[str]:
                 Path(xy).intersects_bbox(box, filled=False):
             hits.append(f"line {line.get_label()!r}")
         elif line.get_marker() not in (None, "None", "", " ", "none"):
-            r = line.get_markersize() * ax.figure.dpi / 72 / 2
-            if np.any((xy[:, 0] > box.x0 - r) & (xy[:, 0] < box.x1 + r) & (xy[:, 1] > box.y0 - r) & (xy[:, 1] < box.y1 + r)):
+            r = line.get_markersize() * ax.figure.dpi / 72 / 2  # marker radius in pixels
+            inside = (xy[:, 0] > box.x0 - r) & (xy[:, 0] < box.x1 + r) & (xy[:, 1] > box.y0 - r) & (xy[:, 1] < box.y1 + r)
+            if np.any(inside):
                 hits.append(f"markers {line.get_label()!r}")
     for patch in ax.patches:
         if patch.get_visible() and is_data(patch) and patch.get_window_extent().overlaps(box):

@@ -20,6 +20,7 @@ INPUTS = {
     "softmax.2": {"z": np.array([2.0, 1.0, 0.0]), "j": 1, "bump": 1.0},
     "logs.1": {"z": np.array([2.0, 1.0, 0.0]), "target": 1},
     "logs.2": {"p": np.array([0.5, 0.25, 0.8, 0.1])},
+    "logs.3": {"p": np.array([0.5, 0.25, 0.8, 0.1]), "i": 2, "factor": 0.5},
     "derivatives.1": {"z": np.array([2.0, 1.0, 0.0]), "target": 1},
     "derivatives.2": {"x": 2.0, "h": 0.1},
     "backprop.1": {"X": np.array([[1.0, 2.0], [3.0, -1.0]]), "W": np.array([[0.5, -1.0, 2.0], [1.5, 0.0, -0.5]]),
@@ -88,6 +89,21 @@ def _logs_2():
     cost = float(np.sum(-np.log(p)))
     return Solution(cost, {"that is the product of the probabilities; the cost is the sum of −log p.": np.prod(p),
                            "that uses log base 10; the book's logs are natural (base e).": float(np.sum(-np.log10(p)))})
+
+
+@exercise("logs.3", "03_logs", "predict", 1,
+          "Predict how much the sentence's cost rises when one word's probability is halved", atol=5e-4)
+def _logs_4():
+    d = INPUTS["logs.3"]
+    p2 = d["p"].copy()
+    p2[d["i"]] *= d["factor"]
+    rise = float(np.sum(-np.log(p2)) - np.sum(-np.log(d["p"])))  # −log(f p) = −log p − log f: a rise of −log f
+    return Solution(rise, {
+        "that uses log base 10; the book's logs are natural (base e).": -np.log10(d["factor"]),
+        "that is the new cost of the whole sentence; the question asks how much it rises.":
+            rise + float(np.sum(-np.log(d["p"]))),
+        "the cost is a sum of −log p, so halving one probability adds the same amount whatever p was, not half "
+        "of that word's cost.": 0.5 * -np.log(d["p"][d["i"]])})
 
 
 @exercise("derivatives.1", "04_derivatives", "by hand", 1, "∂loss/∂z[1] when the answer is word 1", atol=5e-4)
@@ -160,3 +176,136 @@ def _learning_2():
     return Solution(-eta * float(g @ g), {"the loss goes down along −g: that has the wrong sign.": eta * float(g @ g),
                                           "that is −η‖g‖ (the length), not −η‖g‖² (the length squared).":
                                           -eta * float(np.linalg.norm(g))})
+
+
+# --- code exercises: each completes one function and is checked against byhand on a few inputs --------------------
+
+def _rng(seed: int) -> np.random.Generator:
+    return np.random.default_rng(seed)
+
+
+@exercise("dot.3", "01_dot_products", "code", 1, "Complete dot(q, k) with a loop: multiply matching entries, add up",
+          atol=1e-9)
+def _dot_3():
+    r = _rng(1)
+    d = INPUTS["dot.1"]
+    cases = ((d["q"], d["k"]), (r.normal(size=16), r.normal(size=16)), (r.normal(size=64), r.normal(size=64)))
+
+    def reference(q, k):
+        return dot_terms(q, k).total
+
+    def products(q, k):
+        return np.asarray(q) * np.asarray(k)
+
+    def sums(q, k):
+        return float(np.sum(q) + np.sum(k))
+
+    return Solution(reference, {"that returns the list of products; add them up into one number.": products,
+                                "that adds the entries of q and k; multiply matching entries first.": sums}, cases)
+
+
+@exercise("softmax.3", "02_softmax", "code", 2, "Complete softmax(Z): each row of logits into probabilities",
+          atol=1e-9)
+def _softmax_3():
+    r = _rng(2)
+    cases = ((INPUTS["softmax.1"]["z"][None, :],), (r.normal(size=(3, 5)),), (4.0 * r.normal(size=(4, 6)),))
+
+    def reference(Z):
+        return softmax_forward(Z, axis=-1)[0]
+
+    def no_division(Z):
+        Z = np.asarray(Z)
+        return np.exp(Z - Z.max(axis=-1, keepdims=True))
+
+    def columns(Z):
+        Z = np.asarray(Z)
+        e = np.exp(Z - Z.max(axis=0, keepdims=True))
+        return e / e.sum(axis=0, keepdims=True)
+
+    def whole(Z):
+        Z = np.asarray(Z)
+        e = np.exp(Z - Z.max())
+        return e / e.sum()
+
+    return Solution(reference, {
+        "each row must sum to 1: divide the exponentials by their sum.": no_division,
+        "that normalises each column; a row of logits belongs to one position, so sum along axis=-1.": columns,
+        "that divides by the sum of the whole array; each row is its own distribution (keepdims=True helps).":
+            whole}, cases)
+
+
+@exercise("logs.4", "03_logs", "code", 2, "Complete cross_entropy(Z, targets): the mean −log p of the right words",
+          atol=1e-9)
+def _logs_3():
+    r = _rng(3)
+    d = INPUTS["logs.1"]
+    cases = ((d["z"][None, :], np.array([d["target"]])), (r.normal(size=(4, 5)), np.array([0, 4, 2, 2])),
+             (3.0 * r.normal(size=(6, 7)), np.array([6, 0, 1, 5, 3, 3])))
+
+    def reference(Z, targets):
+        return cross_entropy_forward(Z, targets)[0]
+
+    def _p(Z, targets):
+        p = softmax_forward(Z, axis=-1)[0]
+        return p[np.arange(len(targets)), targets]
+
+    def no_minus(Z, targets):
+        return float(np.mean(np.log(_p(Z, targets))))
+
+    def summed(Z, targets):
+        return float(np.sum(-np.log(_p(Z, targets))))
+
+    def of_logits(Z, targets):
+        return float(np.mean(-np.asarray(Z)[np.arange(len(targets)), targets]))
+
+    return Solution(reference, {
+        "the loss is −log p: that has lost its minus sign.": no_minus,
+        "that is the sum over the rows; the loss is their mean.": summed,
+        "that takes −z of the right word; turn the logits into probabilities with softmax first.": of_logits},
+        cases)
+
+
+@exercise("derivatives.3", "04_derivatives", "code", 1, "Complete central(f, x, h): the central-difference slope",
+          atol=1e-9)
+def _derivatives_3():
+    d = INPUTS["derivatives.2"]
+    cases = ((lambda u: u ** 3, d["x"], d["h"]), (np.exp, 0.5, 1e-2), (np.sin, 1.0, 0.25))
+
+    def reference(f, x, h):
+        return (f(x + h) - f(x - h)) / (2 * h)
+
+    def forward(f, x, h):
+        return (f(x + h) - f(x)) / h
+
+    def over_h(f, x, h):
+        return (f(x + h) - f(x - h)) / h
+
+    return Solution(reference, {
+        "that is the forward difference; the central one steps to both x + h and x − h.": forward,
+        "the two points lie 2h apart: divide by 2h, not h.": over_h}, cases)
+
+
+@exercise("learning.3", "06_learning", "code", 2, "Complete descend: n steps of gradient descent", atol=1e-9)
+def _learning_3():
+    A = np.array([[2.0, 0.5], [0.5, 1.0]])
+    grad_q = lambda th: A @ th  # noqa: E731  (the gradient of the bowl θᵀAθ / 2)
+    grad_s = lambda th: np.cos(th)  # noqa: E731  (the gradient of Σ sin θ)
+    theta0 = INPUTS["learning.1"]["theta"]
+    cases = ((theta0, grad_q, 0.5, 10), (theta0, grad_s, 0.1, 5), (np.array([1.0, 2.0, -3.0]), grad_s, 0.3, 1))
+
+    def reference(theta, grad, eta, n):
+        for _ in range(n):
+            theta = theta - eta * grad(theta)  # θ ← θ − η g, the gradient taken afresh at every step
+        return theta
+
+    def uphill(theta, grad, eta, n):
+        for _ in range(n):
+            theta = theta + eta * grad(theta)
+        return theta
+
+    def stale(theta, grad, eta, n):
+        return theta - n * eta * grad(theta)
+
+    return Solution(reference, {
+        "that climbs: a step along +g raises the loss, so subtract η g.": uphill,
+        "that reuses the first gradient n times; take the gradient afresh at every new θ.": stale}, cases)

@@ -1,4 +1,4 @@
-"""Exercises of Part IV and the appendix (chapters 40, 49). Each solve computes its answer and the known wrong answers from ``byhand``.
+"""Exercises of Part IV and the appendix (chapters 40, 49). Each solve computes its answers, right and wrong, with byhand.
 
 Chapter 40's exercises use the trained model's own recipe (``TrainConfig``) and its held-out sentences. The ablation
 exercise runs the model on a few hundred sentences, so its ``solve`` is cached and ``check`` stays fast. The steps,
