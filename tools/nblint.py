@@ -21,7 +21,7 @@ from pathlib import Path
 import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
-NICKNAMES = re.compile(r"\b(the seed(?:'s|s)?\b|seeds?[ _/-]?\d{3}|the public (?:walkthrough|derivation)|"
+NICKNAMES = re.compile(r"\b(the seed(?:'s|s)?\b|seeds?[ _/-]?00\d|the public (?:walkthrough|derivation)|"
                        r"the derivation\b)", re.IGNORECASE)
 ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]{6,}")
 MACHINE_PATH = re.compile(r"(/home/\w|/Users/\w|/root/|/tmp/|site-packages|\.venv/)")
