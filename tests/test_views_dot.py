@@ -6,6 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from byhand.views.dot import dot_state, dot_view, plane_basis, turn
+from live_helpers import assert_moves_in_place
 
 
 def vectors(seed, n=16):
@@ -79,3 +80,10 @@ def test_dot_view_draws_two_labelled_panels():
     assert left.get_xlabel() == "entry i (from 0)" and "angle" in right.get_xlabel()
     assert r"$q \cdot k$ = " in left.get_title() and r"$q_{2} \Delta$" in left.get_title()
     plt.close(fig)
+
+
+def test_the_live_widget_moves_bars_dot_and_title_in_place():
+    q, k = vectors(4, n=64)
+    draw = dot_view(q, k)
+    assert_moves_in_place(draw, [{"theta": 0.0, "j": 0, "delta": 0.0}, {"theta": 35.0, "j": 0, "delta": 0.0},
+                                 {"theta": 180.0, "j": 5, "delta": -3.0}, {"theta": 90.0, "j": 63, "delta": 3.0}])

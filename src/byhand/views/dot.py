@@ -72,37 +72,72 @@ def dot_state(q, k, theta_deg: float = 0.0, j: int = 0, delta: float = 0.0) -> D
     return DotState(theta_deg, j, delta, dot_terms(q, k_nudged), before, float(q[j] * delta), thetas, curve)
 
 
-def draw_dot(fig, state: DotState) -> None:
-    """Left: each product ``q_i k_i`` as a bar and the running total as a line. Right: ``q·k`` against the angle."""
+def draw_dot(fig, state: DotState, ylim: tuple[float, float] | None = None):
+    """Left: each product ``q_i k_i`` as a bar and the running total as a line. Right: ``q·k`` against the angle.
+
+    Returns ``update(state)``, which moves the bars, the running total, the dot on the curve and the title to
+    another state of the same ``q`` and ``k`` and returns those artists (``byhand.live`` redraws only them). The left
+    panel's limits are ``ylim`` when given (a widget passes the range of every setting, so the axes stay still);
+    else they fit this state.
+    """
     t = state.terms
     ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [2, 1]})
     i = np.arange(len(t.products))  # entries counted from 0
-    colors = np.where(t.products >= 0, "tab:blue", "tab:red")
-    ax.vlines(i, 0, t.products, colors=colors, lw=3, label=r"term $q_i k_i$")  # one artist: fast to redraw
-    ax.plot(i, t.running, color="black", lw=1.5, label="running total")
-    ax.axhline(0, color="gray", lw=0.6)
+    ax.axhline(0, color="gray", lw=0.6, zorder=1)
+    bars = ax.vlines(i, 0, t.products, lw=3, label=r"term $q_i k_i$")  # one artist: fast to redraw
+    (running,) = ax.plot(i, t.running, color="black", lw=1.5, label="running total")
     ax.set_xlabel("entry i (from 0)")
     ax.set_ylabel("value")
-    ax.set_title(rf"$q \cdot k$ = {t.total:.2f}   (nudge adds $q_{{{state.j}}} \Delta$ = {state.update:.2f})",
-                 fontsize=9)
-    lo = min(0.0, t.products.min(), t.running.min())
-    hi = max(0.0, t.products.max(), t.running.max())
-    span = (hi - lo) or 1.0
-    ax.set_ylim(lo - 0.05 * span, hi + 0.3 * span)  # a free band at the top for the legend, whatever the angle
+    title = ax.set_title("", fontsize=9)
+    lo, hi = ylim if ylim is not None else _span(t.products, t.running)
+    ax.set_ylim(lo - 0.05 * (hi - lo), hi + 0.3 * (hi - lo))  # a free band at the top for the legend
     ax.legend(loc="upper left", fontsize=9, frameon=False, ncol=2)
+    ax2.axhline(0, color="gray", lw=0.6, zorder=1)
+    ax2.axvline(90, color="gray", lw=0.6, ls=":", zorder=1)
     ax2.plot(state.thetas, state.curve, color="tab:gray", lw=1.2)
-    ax2.plot([state.theta_deg], [state.before], "o", color="black")
-    ax2.axhline(0, color="gray", lw=0.6)
-    ax2.axvline(90, color="gray", lw=0.6, ls=":")
+    (dot,) = ax2.plot([state.theta_deg], [state.before], "o", color="black")
     ax2.set_xlabel("angle θ between q and k (°)")
     ax2.set_ylabel("q·k before the nudge")
     ax2.set_xticks([0, 45, 90, 135, 180])
     fig.subplots_adjust(left=0.1, right=0.98, bottom=0.17, top=0.88, wspace=0.4)
 
+    def update(new: DotState) -> list:
+        u = new.terms
+        bars.set_segments([[(x, 0.0), (x, y)] for x, y in zip(i, u.products)])
+        bars.set_colors(np.where(u.products >= 0, "tab:blue", "tab:red"))
+        running.set_ydata(u.running)
+        dot.set_data([new.theta_deg], [new.before])
+        title.set_text(rf"$q \cdot k$ = {u.total:.2f}   (nudge adds $q_{{{new.j}}} \Delta$ = {new.update:.2f})")
+        return [bars, running, dot, title]
 
-def dot_view(q, k):
-    """Return ``draw(fig, setting)`` for the widget and the static slider; ``setting`` has keys theta, j, delta."""
-    def draw(fig, setting: dict) -> None:
-        draw_dot(fig, dot_state(q, k, setting["theta"], setting["j"], setting["delta"]))
+    update(state)
+    return update
+
+
+def _span(*arrays) -> tuple[float, float]:
+    """``(lo, hi)`` covering 0 and every value of the arrays, never of zero width."""
+    lo = min(0.0, *(float(np.min(a)) for a in arrays))
+    hi = max(0.0, *(float(np.max(a)) for a in arrays))
+    return (lo, hi) if hi > lo else (lo - 0.5, hi + 0.5)
+
+
+def dot_view(q, k, delta_max: float = 3.0):
+    """Return ``draw(fig, setting)`` for the widget and the static slider; ``setting`` has keys theta, j, delta.
+
+    The left panel's limits hold every setting with ``|delta| <= delta_max`` (the widget's range), so that a drag
+    moves the bars and not the axes. ``draw`` returns ``update(setting)`` for ``byhand.live``.
+    """
+    q = as_float("q", q)
+    unnudged = [dot_state(q, k, theta) for theta in np.arange(0.0, 181.0, 1.0)]
+    lo, hi = _span(*(s.terms.products for s in unnudged), *(s.terms.running for s in unnudged))
+    reach = float(np.max(np.abs(q))) * abs(delta_max)  # a nudge moves one product and the totals after it by q_j·Δ
+    ylim = (lo - reach, hi + reach)
+
+    def state(setting: dict) -> DotState:
+        return dot_state(q, k, setting["theta"], setting["j"], setting["delta"])
+
+    def draw(fig, setting: dict):
+        update = draw_dot(fig, state(setting), ylim)
+        return lambda new: update(state(new))
 
     return draw
