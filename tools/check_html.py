@@ -14,6 +14,10 @@ scroll box shows its bar as it does on a desktop). Each page is checked at a 140
   slider       a static slider whose frame (or its caption line) does not change when its range input moves
   live         a live control (slider, dropdown, button, box) that a reader could still move with no kernel; a
                widget without the note that points to the static slider; a drag that moved a readout
+  answer       an exercise's answer box that the page's script did not enable, or that does not answer a typed
+               number as it should: in a sample of boxes per page (first, middle, last) the right answer, typed to
+               the fewest decimals the tolerance allows, must get "Right."; a known wrong answer its own hint; a
+               number far off "too high"; text that is no number a request for a number
   weight       the page, without the shared assets under _static/, weighs 2 MB or more
   clip         at 1400 px: a math display, table, code block, output, figure or widget wider than the box it is
                shown in, unless the reader can reach the rest in a box that visibly scrolls (see below)
@@ -37,6 +41,7 @@ from __future__ import annotations
 import collections
 import functools
 import http.server
+import json
 import os
 import re
 import sys
@@ -237,6 +242,49 @@ def check_sliders(page) -> tuple[list[tuple[str, str]], int]:
     return found, moved
 
 
+def typed(x: float, tol: float) -> str:
+    """``x`` as a reader would type it: the fewest decimals (up to 10) that land within half the tolerance."""
+    for d in range(11):
+        if abs(round(x, d) - x) <= tol / 2:
+            return f"{x:.{d}f}"
+    return repr(x)
+
+
+def check_answers(page) -> tuple[list[tuple[str, str]], int]:
+    """Every answer box is enabled; in a sample of them, right, known-wrong, far-off and non-numbers get the right
+    verdict. Returns the findings and how many boxes were tried."""
+    found = []
+    boxes = page.query_selector_all(".en-exercise")
+    if not boxes:
+        return found, 0
+    idle = [b for b in boxes if b.get_attribute("data-ready") != "1"]
+    if idle:
+        found.append(("answer", f"{len(idle)} of {len(boxes)} answer box(es) were not enabled by the page's script"))
+        return found, 0
+    sample = sorted({0, len(boxes) // 2, len(boxes) - 1})
+    for k in sample:
+        box = boxes[k]
+        data = json.loads(box.get_attribute("data-exercise"))
+        key = data["key"]
+        entry, button = box.query_selector("input"), box.query_selector("button")
+        far = data["answer"] + 1000 * data["tol"] + abs(data["answer"]) + 1
+        tries = [(typed(data["answer"], data["tol"]), "Right."),
+                 (typed(far, data["tol"]), "Not yet: that is too high.")]
+        tries += [(typed(v, data["tol"]), "Not yet: " + hint) for hint, v in data["wrong"][:2]]
+        tries.append(("twelve", "Type a number"))
+        for text, want in tries:
+            entry.scroll_into_view_if_needed()
+            entry.fill(text)
+            button.click()
+            got = box.query_selector(".en-feedback").inner_text()
+            if not got.startswith(want):
+                found.append(("answer", f"exercise {key}: typing {text!r} gave {got!r}, expected {want!r}…"))
+        entry.fill("")
+        page.evaluate("b => { b.classList.remove('en-right', 'en-wrong');"
+                      " b.querySelector('.en-feedback').textContent = ''; }", box)
+    return found, len(sample)
+
+
 def check_live(page) -> tuple[list[tuple[str, str]], int]:
     """No control that needs a kernel may be usable; every widget has its note; a drag moves nothing."""
     found = []
@@ -313,6 +361,8 @@ def check_page(browser, base: str, rel: str, chapters: list[str]) -> tuple[list[
     found += slider_found
     live_found, views = check_live(page) if has_widgets else ([], 0)
     found += live_found
+    answer_found, answered = check_answers(page)
+    found += answer_found
     full_shot(page, rel)
     context.close()
 
@@ -351,7 +401,8 @@ def check_page(browser, base: str, rel: str, chapters: list[str]) -> tuple[list[
         found.append(("weight", f"page weighs {weight / 1e6:.2f} MB (≥ 2 MB)"))
     status = "ok" if not found else "FAIL"
     sliders = f", {moved} static slider(s) moved" if moved else ""
-    return found, f"{status:4} {rel}: {weight / 1e3:.0f} kB, {views} widget view(s){sliders}", weight
+    answers = f", {answered} answer box(es) tried" if answered else ""
+    return found, f"{status:4} {rel}: {weight / 1e3:.0f} kB, {views} widget view(s){sliders}{answers}", weight
 
 
 def main() -> int:
