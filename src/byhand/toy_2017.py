@@ -113,9 +113,9 @@ def toy_params() -> dict[str, np.ndarray]:
         "dec0.self.W_q": np.full((4, 4), 0.5), "dec0.self.W_k": np.full((4, 4), 0.5),  # equal scores
         "dec0.self.W_v": I4.copy(), "dec0.self.W_o": I4.copy(),
         "dec0.cross.W_q": _swap_1_2(), "dec0.cross.W_k": I4.copy(), "dec0.cross.W_v": I4.copy(),
-        "dec0.cross.W_o": np.array([[-1.0, 0, 1, 0],  # head 1: (y - x) [1, 0, -1, 0]
+        "dec0.cross.W_o": np.array([[-1.0, 0, 1, 0],  # head 0: (y - x) [1, 0, -1, 0]
                                     [1.0, 0, -1, 0],
-                                    [0.0, 0, 1, 1],  # head 2: x [0, 0, 1, 1] + y [1, 1, 0, 0]
+                                    [0.0, 0, 1, 1],  # head 1: x [0, 0, 1, 1] + y [1, 1, 0, 0]
                                     [1.0, 1, 0, 0]]),
         "dec0.ffn.W_1": np.hstack([I4, -I4]), "dec0.ffn.b_1": np.zeros(8),  # [I | -I]
         "dec0.ffn.W_2": np.vstack([I4, -I4]), "dec0.ffn.b_2": np.zeros(4),  # [I ; -I]: FFN(x) = x
