@@ -14,8 +14,8 @@ from ..softmax import softmax_forward
 from . import Solution, exercise
 
 INPUTS = {
-    "dot.1": {"q": np.array([2.0, -1.0, 0.5, 3.0]), "k": np.array([1.0, -2.0, 4.0, 0.5])},
-    "dot.2": {"q": np.array([2.0, -1.0, 0.5, 3.0]), "k": np.array([1.0, -2.0, 4.0, 0.5]), "j": 3, "delta": 0.5},
+    "dot.1": {"q": np.array([3.0, -2.0, 1.0, 0.5]), "k": np.array([0.5, -1.5, -2.0, 4.0])},
+    "dot.2": {"q": np.array([3.0, -2.0, 1.0, 0.5]), "k": np.array([0.5, -1.5, -2.0, 4.0]), "j": 0, "delta": 0.5},
     "softmax.1": {"z": np.array([2.0, 1.0, 0.0])},
     "softmax.2": {"z": np.array([2.0, 1.0, 0.0]), "j": 1, "bump": 1.0},
     "logs.1": {"z": np.array([2.0, 1.0, 0.0]), "target": 1},
@@ -34,7 +34,7 @@ INPUTS = {
 def _dot_1():
     q, k = INPUTS["dot.1"]["q"], INPUTS["dot.1"]["k"]
     t = dot_terms(q, k)
-    flipped = t.total - 2 * t.products[1]  # (−1)(−2) taken as −2
+    flipped = t.total - 2 * t.products[1]  # (−2)(−1.5) taken as −3
     return Solution(t.total, {"a negative times a negative is positive: check the second product.": flipped,
                               "that is the sum of the entries of q and k, not of their products.": q.sum() + k.sum()})
 
