@@ -3,11 +3,14 @@
 The expected answers come from each exercise's ``solve()``, which computes them with byhand; these tests do not
 restate them. What they pin down is the checker's behaviour, on every registered exercise and on a toy one.
 """
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from byhand import exercises as ex
-from byhand.exercises import Solution, answer_box, check, exercise
+from byhand.exercises import Solution, all_exercises, answer_box, check, exercise
 
 @exercise("toy.1", chapter="00_toy", kind="by hand", level=1, prompt="2 + 2, with a known slip", atol=0.01)
 def _toy():
@@ -92,3 +95,20 @@ def test_every_exercise_accepts_its_answer_and_rejects_each_known_mistake(e):
     for a in range(len(values)):  # two mistakes that give the same number could not get their own hints
         for b in range(a + 1, len(values)):
             assert np.max(np.abs(values[a] - values[b])) > 2 * tol, f"{e.key}: two known mistakes coincide"
+
+
+def test_every_chapter_from_01_to_40_has_at_least_two_exercises():
+    toc = (Path(__file__).resolve().parent.parent / "_toc.yml").read_text()
+    chapters = [c for c in re.findall(r"file: book/(\d\d_\w+)", toc) if "01" <= c[:2] <= "40"]
+    assert len(chapters) >= 29, "the table of contents lost chapters"
+    counts = {c: sum(e.chapter == c for e in all_exercises()) for c in chapters}  # a test's toy is in chapter 00
+    assert not {c: n for c, n in counts.items() if n < 2}, f"chapters with fewer than two exercises: {counts}"
+
+
+def test_every_registered_exercise_has_its_anchor_in_its_chapter():
+    book = Path(__file__).resolve().parent.parent / "book"
+    for e in all_exercises():
+        if not e.solve.__module__.startswith("byhand.exercises.part"):
+            continue  # a toy exercise registered by a test here
+        text = (book / f"{e.chapter}.ipynb").read_text()
+        assert f"({e.anchor})=" in text, f"{e.key}: no ({e.anchor})= in {e.chapter}.ipynb"
