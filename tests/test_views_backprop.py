@@ -2,9 +2,13 @@
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
 
 from byhand.gpt import GPTConfig, gpt_forward, gpt_loss_and_grads, init_gpt_params
+from byhand.slider import check_layout
 from byhand.views.backprop import backprop_view, stream_grads, stream_state
+from live_helpers import assert_moves_in_place
 
 CONFIG = GPTConfig(vocab_size=7, context=5, d_model=8, n_heads=2, n_layers=2, d_ff=16)
 IDS = np.array([0, 3, 5, 2, 4])
@@ -60,3 +64,24 @@ def test_draw_runs():
     draw(fig, {"t": 4})
     assert len(fig.axes) == 3  # two panels and the colour bar
     plt.close(fig)
+
+
+def test_the_live_widget_moves_line_bars_and_marker_in_place():
+    _, trace = setup()
+    draw = backprop_view(trace, 2, words=list("abcde"))
+    assert_moves_in_place(draw, [{"t": t} for t in (4, 0, 2, 1, 3)])  # every position, the ends first
+
+
+def test_the_left_panel_holds_every_position():
+    _, trace = setup()
+    sg = stream_grads(trace, 2)
+    draw = backprop_view(trace, 2)
+    tops = set()
+    for t in range(5):
+        fig = Figure(figsize=(7, 3), dpi=72)
+        FigureCanvasAgg(fig)
+        draw(fig, {"t": t})
+        tops.add(fig.axes[0].get_ylim())
+        check_layout(fig, context=f"t = {t}: ")
+    (ylim,) = tops
+    assert ylim[1] >= max(np.linalg.norm(sg.stream, axis=-1).max(), np.linalg.norm(sg.branch, axis=-1).max())

@@ -4,9 +4,11 @@ import time
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
+from matplotlib.figure import Figure
 
 from byhand.gpt import GPTConfig, gpt_forward, gpt_loss_and_grads, init_gpt_params
 from byhand.views.learning import grad_norm2, learning_view, line_curve, step, step_state
+from live_helpers import assert_moves_in_place
 
 CONFIG = GPTConfig(vocab_size=7, context=5, d_model=8, n_heads=2, n_layers=1, d_ff=16)
 IDS = np.array([0, 3, 5, 2, 4])
@@ -74,3 +76,22 @@ def test_state_is_fast():
     for _ in range(10):
         step_state(params, grads, IDS, A, CONFIG, 0.1, p0, g2)
     assert (time.perf_counter() - t) / 10 < 0.05
+
+
+def test_the_live_widget_moves_the_step_and_the_after_bar_in_place():
+    params, grads, _ = setup(5)
+    etas = np.linspace(0.0, 0.5, 21)  # the slider's range, as the chapter's curve spans its slider's
+    draw = learning_view(params, grads, IDS, A, CONFIG, etas, word="w")
+    settings = [{"eta": e} for e in (0.1, 0.0, 0.5, 0.025, 0.3)]
+    assert_moves_in_place(draw, settings)
+    fig = Figure(figsize=(7, 3), dpi=72)
+    draw(fig, settings[2])
+    assert fig.axes[0].get_ylim()[1] >= max(own_loss(step(params, grads, e)) for e in etas)  # the curve fits
+
+
+def test_no_step_is_neither_downhill_nor_overshoot():
+    params, grads, _ = setup(6)
+    fig = plt.figure()
+    learning_view(params, grads, IDS, A, CONFIG, np.linspace(0, 0.5, 6))(fig, {"eta": 0.0})
+    assert "(no step)" in fig.axes[0].get_title()
+    plt.close(fig)

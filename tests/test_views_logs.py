@@ -8,7 +8,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from byhand.slider import check_layout
 from byhand.views.logs import logs_state, logs_view
+from live_helpers import assert_moves_in_place
 
 WORDS = ("a", "b", "c", "d")
 Z = np.array([2.0, 1.0, 0.0, -1.0])
@@ -69,3 +74,31 @@ def test_the_state_is_fast_and_the_view_draws():
     logs_view(z, words)(fig, {"answer": "w9"})
     assert len(fig.axes) == 2
     plt.close(fig)
+
+
+def test_the_live_widget_moves_the_points_and_titles_in_place():
+    rng = np.random.default_rng(1)
+    z = rng.normal(size=116) * 3
+    words = tuple(f"w{i}" for i in range(116))
+    by_p = [words[i] for i in np.argsort(-z, kind="stable")]
+    draw = logs_view(z, words)
+    # the dropdown's ends and between: the most likely word, the least likely, and some in the middle
+    assert_moves_in_place(draw, [{"answer": by_p[k]} for k in (0, 115, 1, 20, 70)])
+
+
+def test_every_right_word_keeps_the_axes_still():
+    rng = np.random.default_rng(2)
+    z = rng.normal(size=116) * 3
+    words = tuple(f"w{i}" for i in range(116))
+    draw = logs_view(z, words)
+    seen = set()
+    for word in words:  # every choice the dropdown offers
+        fig = Figure(figsize=(7, 3), dpi=72)
+        FigureCanvasAgg(fig)
+        draw(fig, {"answer": word})
+        seen.add(tuple((ax.get_xlim(), ax.get_ylim(), ax.get_xscale(), ax.get_yscale()) for ax in fig.axes))
+    assert len(seen) == 1
+    fig = Figure(figsize=(7, 3), dpi=72)
+    FigureCanvasAgg(fig)
+    draw(fig, {"answer": words[int(np.argmin(z))]})  # the point at the far end of both panels
+    check_layout(fig)

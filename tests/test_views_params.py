@@ -3,8 +3,12 @@ import matplotlib.pyplot as plt
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
 
+from byhand.slider import check_layout
 from byhand.views.params import GROUPS, config_for, group_of, param_counts, param_state, params_view
+from live_helpers import assert_moves_in_place
 
 
 def closed_form(d, V=10, T=5):
@@ -43,3 +47,16 @@ def test_params_view_draws_two_labelled_panels():
     assert "parameters" in left.get_xlabel() and "d_{model}" in right.get_xlabel()
     assert "total" in left.get_title()
     plt.close(fig)
+
+
+def test_the_live_widget_moves_bars_counts_point_and_title_in_place():
+    draw = params_view()
+    # the chapter's slider: widths 2 to 64 in steps of 2
+    assert_moves_in_place(draw, [{"d_model": d} for d in (16, 2, 64, 30)])
+    for d in (2, 64):
+        fig = Figure(figsize=(7, 3), dpi=72)
+        FigureCanvasAgg(fig)
+        draw(fig, {"d_model": d})
+        check_layout(fig, context=f"width {d}: ")
+        left = fig.axes[0]
+        assert left.get_xlim()[1] > max(param_counts(64).values()) / sum(param_counts(64).values())

@@ -8,7 +8,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from byhand.slider import check_layout
 from byhand.views.softmax import softmax_state, softmax_t, softmax_view
+from live_helpers import assert_moves_in_place
 
 WORDS = ("a", "b", "c", "d")
 Z = np.array([2.0, 1.0, 0.0, -1.0])
@@ -87,3 +92,37 @@ def test_the_state_is_fast_and_the_view_draws():
     softmax_view(z, words)(fig, {"word": "w7", "nudge": 1.0, "temperature": 2.0})
     assert len(fig.axes) == 1
     plt.close(fig)
+
+
+def test_the_live_widget_moves_bars_labels_and_title_in_place():
+    rng = np.random.default_rng(1)
+    z = rng.normal(size=116) * 3
+    words = tuple(f"w{i}" for i in range(116))
+    by_p = [words[i] for i in np.argsort(-z, kind="stable")]
+    draw = softmax_view(z, words)
+    # every control at its ends: a word among the top 8 (first, last), from outside them (the 9th place fills and
+    # empties), nudge −5..5, temperature 0.25..4
+    assert_moves_in_place(draw, [{"word": by_p[1], "nudge": 0.0, "temperature": 1.0},
+                                 {"word": by_p[1], "nudge": 5.0, "temperature": 0.25},
+                                 {"word": by_p[115], "nudge": 5.0, "temperature": 0.25},
+                                 {"word": by_p[0], "nudge": -5.0, "temperature": 4.0},
+                                 {"word": by_p[40], "nudge": -5.0, "temperature": 4.0},
+                                 {"word": by_p[7], "nudge": 2.5, "temperature": 1.75}])
+
+
+def test_the_axes_and_the_word_list_are_the_same_for_every_word():
+    rng = np.random.default_rng(2)
+    z = rng.normal(size=40) * 3
+    words = tuple(f"w{i}" for i in range(40))
+    draw = softmax_view(z, words)
+    seen = set()
+    for word in words:
+        for nudge, tau in ((5.0, 0.25), (-5.0, 4.0)):
+            fig = Figure(figsize=(7, 3), dpi=72)
+            FigureCanvasAgg(fig)
+            draw(fig, {"word": word, "nudge": nudge, "temperature": tau})
+            (ax,) = fig.axes
+            seen.add((ax.get_xlim(), ax.get_ylim(), tuple(t.get_text() for t in ax.get_xticklabels())))
+            if word in (words[0], words[-1]):
+                check_layout(fig, context=f"{word}, Δ = {nudge}, τ = {tau}: ")
+    assert len(seen) == 1

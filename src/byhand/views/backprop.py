@@ -60,38 +60,61 @@ def stream_state(sg: StreamGrads, t: int) -> StreamState:
     return StreamState(t, s, b, float(s[0] / s[-1]) if s[-1] > 0 else 0.0)
 
 
-def draw_stream(fig, st: StreamState, sg: StreamGrads, words=None) -> None:
-    """Left: |d stream| down the stack at position t, with each branch's part. Right: |d stream| for every position."""
+def draw_stream(fig, st: StreamState, sg: StreamGrads, words=None, ymax: float | None = None):
+    """Left: |d stream| down the stack at position t, with each branch's part. Right: |d stream| for every position.
+
+    The left panel's height is ``ymax`` when given (``backprop_view`` passes the largest norm at any position, so
+    that the axes stay still), else this position's largest norm. Returns ``update(state)``, which moves the line,
+    the bars, the title and the marker of t on the right to another position and returns those artists
+    (``byhand.live`` redraws only them).
+    """
     ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 2]})
     S = len(sg.stages)
-    ax.plot(np.arange(S), st.stream_norm, "o-", color="black", lw=1.6, label="stream gradient")
-    ax.bar(np.arange(S - 1) + 0.5, st.branch_norm, width=0.5, color="tab:orange", alpha=0.8,
-           label="part added by the branch")
+    (line,) = ax.plot(np.arange(S), np.zeros(S), "o-", color="black", lw=1.6, label="stream gradient")
+    bars = list(ax.bar(np.arange(S - 1) + 0.5, np.zeros(S - 1), width=0.5, color="tab:orange", alpha=0.8,
+                       label="part added by the branch").patches)
     ax.set_xticks(np.arange(S))
     ax.set_xticklabels([n.replace("block", "b") for n in sg.stages], rotation=45, fontsize=9, ha="right")
+    ax.set_xlim(-0.5, S - 0.5)
     ax.set_ylabel("norm of dloss/d(stream)")
-    word = f" ({words[st.t]})" if words is not None else ""
-    ax.set_title(f"position t = {st.t}{word}", fontsize=9)
+    title = ax.set_title("", fontsize=9)
     ax.legend(fontsize=9, frameon=False, loc="upper left")
-    ax.set_ylim(0, 1.15 * max(st.stream_norm.max(), st.branch_norm.max(), 1e-12))
+    top = ymax if ymax is not None else max(st.stream_norm.max(), st.branch_norm.max())
+    ax.set_ylim(0, 1.45 * max(top, 1e-12))  # the band above the largest norm holds the legend
     norms = np.linalg.norm(sg.stream, axis=-1)  # (S, T)
     shown = np.ma.masked_less_equal(norms, 0.0)  # no gradient at all: left blank
     im = ax2.imshow(shown, aspect="auto", cmap="viridis", norm=LogNorm(vmin=max(shown.max() * 1e-3, 1e-12),
                                                                      vmax=max(shown.max(), 1e-12)))
     fig.colorbar(im, ax=ax2, fraction=0.08, pad=0.03).ax.tick_params(labelsize=9)
-    ax2.axvline(st.t, color="white", lw=1.0)
+    marker = ax2.axvline(0, color="white", lw=1.0)
     ax2.set_yticks(np.arange(S))
     ax2.set_yticklabels([n.replace("block", "b") for n in sg.stages], fontsize=9)
     ax2.set_xlabel("position t")
     ax2.set_title("norm at every position (log colour)", fontsize=9)
     fig.subplots_adjust(left=0.1, right=0.91, bottom=0.27, top=0.88, wspace=0.45)  # right: the colour bar's labels
 
+    def update(new: StreamState) -> list:
+        line.set_ydata(new.stream_norm)
+        for bar, h in zip(bars, new.branch_norm):
+            bar.set_height(h)
+        word = f" ({words[new.t]})" if words is not None else ""
+        title.set_text(f"position t = {new.t}{word}")
+        marker.set_xdata([new.t, new.t])
+        return [*bars, line, marker, title]
+
+    update(st)
+    return update
+
 
 def backprop_view(gtrace: dict, n_layers: int, words=None):
-    """Return ``draw(fig, setting)``; the stream's gradients are collected once, here."""
+    """Return ``draw(fig, setting)``; the stream's gradients are collected once, here. ``draw`` returns
+    ``update(setting)`` for ``byhand.live``: the left panel's height holds the largest norm at any position, so
+    every position keeps the axes still."""
     sg = stream_grads(gtrace, n_layers)
+    ymax = float(max(np.linalg.norm(sg.stream, axis=-1).max(), np.linalg.norm(sg.branch, axis=-1).max()))
 
-    def draw(fig, setting: dict) -> None:
-        draw_stream(fig, stream_state(sg, setting["t"]), sg, words)
+    def draw(fig, setting: dict):
+        update = draw_stream(fig, stream_state(sg, setting["t"]), sg, words, ymax)
+        return lambda new: update(stream_state(sg, new["t"]))
 
     return draw

@@ -145,24 +145,31 @@ def balanced_steps(z, a: int, j: int) -> BalancedSteps:
                          float((3.0 * eps * loss / d3) ** (1.0 / 3.0)))
 
 
-def draw_secant(fig, s: SecantState, z, a: int, j: int, curve: ErrorCurve, word: str = "z_j") -> None:
-    """Left: L against z_j with the tangent and the forward secant. Right: error against h on log axes."""
+def draw_secant(fig, s: SecantState, z, a: int, j: int, curve: ErrorCurve, word: str = "z_j"):
+    """Left: L against z_j with the tangent and the forward secant. Right: error against h on log axes.
+
+    Returns ``update(state)``, which moves the secant, its two points, the marker of h on the right and the title to
+    another nudge of the same logit and returns those artists (``byhand.live`` redraws only them). The loss curve,
+    the tangent, the error curves, the legends and the limits of both panels do not depend on h.
+    """
     ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 2]})
     xs = np.linspace(s.x0 - 2.5, s.x0 + 2.5, 201)  # (201,)
-    ax.plot(xs, loss_of_logit(z, a, j, xs), color="black", lw=1.6, label="loss L")
+    lo = loss_of_logit(z, a, j, xs)  # (201,)
+    ax.plot(xs, lo, color="black", lw=1.6, label="loss L")
     ax.plot(xs, s.loss0 + s.exact * (xs - s.x0), color="tab:blue", lw=1.2, label=f"tangent, slope {s.exact:.4f}")
-    ax.plot(xs, s.loss0 + s.forward * (xs - s.x0), color="tab:red", lw=1.2, ls="--",
-            label=f"secant, slope {s.forward:.4f}")
-    ax.plot([s.x0, s.x0 + s.h], [s.loss0, s.loss_plus], "o", color="tab:red", ms=4)
+    (secant,) = ax.plot(xs, np.zeros_like(xs), color="tab:red", lw=1.2, ls="--", label="secant")
+    (points,) = ax.plot([], [], "o", color="tab:red", ms=4)
     ax.set_xlabel(f"logit of {word}")  # a logit is a plain number: it has no unit
     ax.set_ylabel("loss (nats)")
-    lo = loss_of_logit(z, a, j, xs)
+    ax.set_xlim(xs[0] - 0.05 * (xs[-1] - xs[0]), xs[-1] + 0.05 * (xs[-1] - xs[0]))  # autoscale's margins
     ax.set_ylim(lo.min() - 0.3, lo.max() + 0.3)
     ax.legend(fontsize=9, frameon=False, loc="upper right")
-    ax.set_title(f"h = {s.h:.3g}: the secant is off by {s.forward_error:.2g}", fontsize=9)
+    title = ax.set_title("", fontsize=9)
     ax2.loglog(curve.hs, curve.forward, color="tab:red", lw=1.2, label="forward")
     ax2.loglog(curve.hs, curve.central, color="tab:purple", lw=1.2, label="central")
-    ax2.axvline(s.h, color="gray", lw=0.8)
+    ax2.set_xlim(ax2.get_xlim())  # autoscaled to the error curves, then kept for every h
+    ax2.set_ylim(ax2.get_ylim())
+    marker = ax2.axvline(1.0, color="gray", lw=0.8)
     ax2.set_xlabel("nudge h")
     ax2.set_ylabel("|error of the slope|")
     ax2.yaxis.set_major_locator(LogLocator(base=10.0, numticks=6))  # labels far enough apart to read
@@ -170,13 +177,30 @@ def draw_secant(fig, s: SecantState, z, a: int, j: int, curve: ErrorCurve, word:
                borderaxespad=0.2)  # above the panel, where no curve can be
     fig.subplots_adjust(left=0.1, right=0.98, bottom=0.17, top=0.84, wspace=0.35)
 
+    def update(new: SecantState) -> list:
+        if new.x0 != s.x0:
+            raise ValueError("this state nudges another starting point than the figure was drawn for")
+        secant.set_ydata(new.loss0 + new.forward * (xs - new.x0))
+        points.set_data([new.x0, new.x0 + new.h], [new.loss0, new.loss_plus])
+        marker.set_xdata([new.h, new.h])
+        title.set_text(f"h = {new.h:.3g}: secant slope {new.forward:.4f}, off by {new.forward_error:.2g}")
+        return [secant, points, marker, title]
+
+    update(s)
+    return update
+
 
 def derivative_view(z, a: int, j: int, hs, word: str = "z_j"):
-    """Return ``draw(fig, setting)`` for logit j of ``z`` (right word a); the error curve over ``hs`` is swept once."""
+    """Return ``draw(fig, setting)`` for logit j of ``z`` (right word a); the error curve over ``hs`` is swept once.
+    ``draw`` returns ``update(setting)`` for ``byhand.live``: every h keeps both panels' axes still."""
     z = np.asarray(z, dtype=np.float64).copy()
     curve = error_curve(z, a, j, hs)
 
-    def draw(fig, setting: dict) -> None:
-        draw_secant(fig, secant_state(z, a, j, setting["h"]), z, a, j, curve, word)
+    def state(setting: dict) -> SecantState:
+        return secant_state(z, a, j, setting["h"])
+
+    def draw(fig, setting: dict):
+        update = draw_secant(fig, state(setting), z, a, j, curve, word)
+        return lambda new: update(state(new))
 
     return draw

@@ -77,36 +77,65 @@ def line_curve(params: dict, grads: dict, ids, a: int, config: GPTConfig, etas) 
     return LineCurve(etas, np.array(loss), grad_norm2(grads))
 
 
-def draw_step(fig, s: StepState, curve: LineCurve, word: str = "the right word") -> None:
-    """Left: loss against η with the straight line and the chosen step. Right: P(word) before and after."""
+def draw_step(fig, s: StepState, curve: LineCurve, word: str = "the right word"):
+    """Left: loss against η with the straight line and the chosen step. Right: P(word) before and after.
+
+    Returns ``update(state)``, which moves the step's point and the line under it, the "after" bar and both titles
+    to another η and returns those artists (``byhand.live`` redraws only them). The limits hold the whole curve, so
+    every η on it keeps the axes still.
+    """
     ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 1.3]})
     ax.plot(curve.etas, curve.loss, color="black", lw=1.6, label="loss after one step")
     line = s.loss_before - curve.etas * curve.g2
     keep = line > -0.5
     ax.plot(curve.etas[keep], line[keep], color="tab:blue", lw=1.0, ls="--", label="straight line L − η|g|²")
-    ax.axhline(s.loss_before, color="gray", lw=0.8, ls=":", label="before the step")
-    ax.plot([s.eta], [s.loss_after], "o", color="tab:red" if s.loss_after > s.loss_before else "tab:green")
-    ax.axvline(s.eta, color="gray", lw=0.6)
-    ax.set_ylim(-0.05, max(curve.loss.max(), s.loss_after) * 1.1)
+    ax.axhline(s.loss_before, color="gray", lw=0.8, ls=":", label="before the step", zorder=1)
+    ax.set_xlim(ax.get_xlim())  # autoscaled to the curve, then kept for every η
+    bottom, top = -0.05, curve.loss.max() * 1.1
+    ax.set_ylim(bottom, top)
+    (drop,) = ax.plot([], [], color="gray", lw=0.6)  # from the axis up to the step's point
+    (point,) = ax.plot([], [], "o")
     ax.set_xlabel("learning rate η")
     ax.set_ylabel("loss −log p (nats)")
     ax.legend(fontsize=9, frameon=False, loc="upper left")
-    verdict = "overshoot" if s.loss_after > s.loss_before else "downhill"
-    ax.set_title(f"η = {s.eta:.4f}: loss {s.loss_before:.3f} → {s.loss_after:.3f} ({verdict})", fontsize=9)
-    ax2.bar(["before", "after"], [s.p_before, s.p_after], color=["tab:gray", "tab:green"
-                                                                    if s.p_after > s.p_before else "tab:red"])
+    title = ax.set_title("", fontsize=9)
+    before, after = ax2.bar(["before", "after"], [s.p_before, 0.0], color=["tab:gray", "tab:green"]).patches
+    ax2.set_xlim(ax2.get_xlim())
     ax2.set_ylim(0, 1)
     ax2.set_ylabel(f"P({word})")
-    ax2.set_title(f"{s.p_before:.3f} → {s.p_after:.3f}", fontsize=9)
+    title2 = ax2.set_title("", fontsize=9)
     fig.subplots_adjust(left=0.09, right=0.98, bottom=0.17, top=0.86, wspace=0.4)
+
+    def update(new: StepState) -> list:
+        if new.p_before != s.p_before:
+            raise ValueError("this state steps from another starting point than the figure was drawn for")
+        change = int(np.sign(new.loss_after - new.loss_before))  # 0 at η = 0: no step, the loss stays exactly put
+        drop.set_data([new.eta, new.eta], [bottom, min(new.loss_after, top)])
+        point.set_data([new.eta], [new.loss_after])
+        point.set_color({1: "tab:red", 0: "tab:gray", -1: "tab:green"}[change])
+        verdict = {1: "overshoot", 0: "no step", -1: "downhill"}[change]
+        title.set_text(f"η = {new.eta:.4f}: loss {new.loss_before:.3f} → {new.loss_after:.3f} ({verdict})")
+        after.set_height(new.p_after)
+        after.set_facecolor({1: "tab:green", 0: "tab:gray", -1: "tab:red"}[int(np.sign(new.p_after - new.p_before))])
+        title2.set_text(f"{new.p_before:.3f} → {new.p_after:.3f}")
+        return [drop, point, title, after, title2]
+
+    update(s)
+    return update
 
 
 def learning_view(params: dict, grads: dict, ids, a: int, config: GPTConfig, etas, word: str = "the right word"):
-    """Return ``draw(fig, setting)``; the curve over ``etas``, |g|² and P before are computed once, here."""
+    """Return ``draw(fig, setting)``; the curve over ``etas``, |g|² and P before are computed once, here. ``draw``
+    returns ``update(setting)`` for ``byhand.live``; the axes hold the curve over ``etas``, which should span the
+    widget's range of η."""
     curve = line_curve(params, grads, ids, a, config, etas)
     p0 = float(final_probs(params, ids, config)[a])
 
-    def draw(fig, setting: dict) -> None:
-        draw_step(fig, step_state(params, grads, ids, a, config, setting["eta"], p0, curve.g2), curve, word)
+    def state(setting: dict) -> StepState:
+        return step_state(params, grads, ids, a, config, setting["eta"], p0, curve.g2)
+
+    def draw(fig, setting: dict):
+        update = draw_step(fig, state(setting), curve, word)
+        return lambda new: update(state(new))
 
     return draw

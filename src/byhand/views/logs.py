@@ -44,29 +44,63 @@ def logs_state(z, words, answer: str) -> LogsState:
     return LogsState(answer, a, probs, float(probs[a]), float(-logp[a]), rank, order, curve_p, -np.log(curve_p))
 
 
-def draw_logs(fig, state: LogsState) -> None:
-    """Left: loss −log p against p, the answer's point marked. Right: all probabilities sorted, log axis."""
+def draw_logs(fig, state: LogsState):
+    """Left: loss −log p against p, the answer's point marked. Right: all probabilities sorted, log axis.
+
+    Returns ``update(state)``, which moves the two points and the two titles to another right word of the same
+    logits and returns those artists (``byhand.live`` redraws only them). Nothing else depends on the right word:
+    the curve, the sorted probabilities and the limits of both panels are the same for every choice.
+    """
     ax, ax2 = fig.subplots(1, 2)
     ax.plot(state.curve_p, state.curve_loss, color="tab:gray", lw=1.2)
-    ax.plot([state.p], [state.loss], "o", color="tab:red")
     ax.set_xscale("log")
     ax.set_xlim(1e-8, 1.5)
     ax.set_ylim(0, 19)
     ax.set_xlabel("probability of the right word p (log axis)")
     ax.set_ylabel("loss −log p (nats)")
-    ax.set_title(f"right word {state.answer}: p = {state.p:.3g}, loss = {state.loss:.2f}", fontsize=9)
     V = state.probs.shape[0]
-    ax2.semilogy(np.arange(1, V + 1), state.probs[state.order], ".", color="tab:blue", ms=3)
-    ax2.semilogy([state.rank], [state.p], "o", color="tab:red", ms=6)
+    ranks, sorted_p = np.arange(1, V + 1), state.probs[state.order]  # (V,) (V,)
+    ax2.semilogy(ranks, sorted_p, ".", color="tab:blue", ms=3)
+    ax2.set_xlim(*_autoscale_lim(ranks, log=False))
+    ax2.set_ylim(*_autoscale_lim(sorted_p[sorted_p > 0], log=True))
     ax2.set_xlabel("rank of the word (1 = most likely)")
     ax2.set_ylabel("probability (log axis)")
-    ax2.set_title(f"{state.rank - 1} of the {V} words are more likely", fontsize=9)
+    (point,) = ax.plot([], [], "o", color="tab:red")
+    (point2,) = ax2.plot([], [], "o", color="tab:red", ms=6)
+    title = ax.set_title("", fontsize=9)
+    title2 = ax2.set_title("", fontsize=9)
     fig.subplots_adjust(left=0.09, right=0.98, bottom=0.17, top=0.86, wspace=0.35)
+
+    def update(new: LogsState) -> list:
+        point.set_data([new.p], [new.loss])
+        point2.set_data([new.rank], [new.p])
+        title.set_text(f"right word {new.answer}: p = {new.p:.3g}, loss = {new.loss:.2f}")
+        title2.set_text(f"{new.rank - 1} of the {V} words are more likely")
+        return [point, point2, title, title2]
+
+    update(state)
+    return update
+
+
+def _autoscale_lim(values, log: bool) -> tuple[float, float]:
+    """The limits matplotlib's autoscale gives ``values`` (a 5 % margin, in log space on a log axis), fixed here so
+    that they hold whichever point is marked."""
+    lo, hi = float(np.min(values)), float(np.max(values))
+    if log:
+        lo, hi = np.log10(lo), np.log10(hi)
+    m = 0.05 * (hi - lo) if hi > lo else 0.5
+    lo, hi = lo - m, hi + m
+    return (10.0 ** lo, 10.0 ** hi) if log else (lo, hi)
 
 
 def logs_view(z, words):
-    """Return ``draw(fig, setting)``; ``setting`` has the key answer."""
-    def draw(fig, setting: dict) -> None:
-        draw_logs(fig, logs_state(z, words, setting["answer"]))
+    """Return ``draw(fig, setting)``; ``setting`` has the key answer. ``draw`` returns ``update(setting)`` for
+    ``byhand.live``: every choice of the right word keeps both panels' axes still."""
+    def state(setting: dict) -> LogsState:
+        return logs_state(z, words, setting["answer"])
+
+    def draw(fig, setting: dict):
+        update = draw_logs(fig, state(setting))
+        return lambda new: update(state(new))
 
     return draw

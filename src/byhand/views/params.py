@@ -7,8 +7,10 @@ Equation (one block, untied head): V d + T d + 4 (d^2 + d) + (8 d^2 + 5 d) + 6 d
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import numpy as np
+from matplotlib.ticker import PercentFormatter
 
 from ..gpt import GPTConfig, gpt_param_shapes
 from ..toy_gpt import TOY_CONFIG
@@ -67,27 +69,58 @@ def param_state(d_model: int = 16, base: GPTConfig = TOY_CONFIG) -> ParamState:
     return ParamState(int(d_model), counts, sum(counts.values()), widths, totals)
 
 
-def draw_params(fig, state: ParamState) -> None:
-    """Left: parameters per group at this width. Right: the total against d_model, the width marked."""
+def draw_params(fig, state: ParamState, max_share: float | None = None):
+    """Left: each group's share of the parameters at this width, labelled with its count. Right: the total against
+    d_model, the width marked.
+
+    The left panel's axis reaches ``max_share`` (``params_view`` passes the largest share at any width on the curve,
+    so that the axes stay still), else this width's largest share. Returns ``update(state)``, which moves the bars,
+    their labels, the point on the curve and the title to another width and returns those artists (``byhand.live``
+    redraws only them).
+    """
     ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 2]})
-    values = [state.counts[g] for g in GROUPS]
-    ax.barh(GROUPS, values, color="tab:blue")
-    for k, v in enumerate(values):
-        ax.text(v, k, f" {v}", va="center", fontsize=9)
-    ax.set_xlim(0, max(values) * 1.35)
-    ax.invert_yaxis()
-    ax.set_xlabel("parameters (count)")
-    ax.set_title(rf"$d_{{model}}$ = {state.d_model}, $d_{{ff}}$ = {4 * state.d_model}: total {state.total}", fontsize=9)
+    bars = list(ax.barh(GROUPS, np.zeros(len(GROUPS)), color="tab:blue").patches)
+    labels = [ax.text(0.0, k, "", va="center", fontsize=9) for k in range(len(GROUPS))]
+    reach = max_share if max_share is not None else max(state.counts.values()) / state.total
+    ax.set_xlim(0, reach * 1.35)  # room for the count after the longest bar
+    ax.set_ylim(len(GROUPS) - 0.5, -0.5)  # the first group on top
+    ax.xaxis.set_major_formatter(PercentFormatter(xmax=1.0, decimals=0))
+    ax.set_xlabel("share of all parameters (bar), count (label)")
+    title = ax.set_title("", fontsize=9)
     ax2.plot(state.widths, state.totals, color="tab:gray", lw=1.2)
-    ax2.plot([state.d_model], [state.total], "o", color="black")
+    ax2.set_xlim(ax2.get_xlim())  # autoscaled to the curve, then kept for every width
+    ax2.set_ylim(ax2.get_ylim())
+    (point,) = ax2.plot([], [], "o", color="black")
     ax2.set_xlabel(r"width $d_{model}$")
     ax2.set_ylabel("total parameters")
     fig.subplots_adjust(left=0.17, right=0.98, bottom=0.17, top=0.88, wspace=0.45)
 
+    def update(new: ParamState) -> list:
+        for k, g in enumerate(GROUPS):
+            share = new.counts[g] / new.total
+            bars[k].set_width(share)
+            labels[k].set_x(share)
+            labels[k].set_text(f" {new.counts[g]}")
+        point.set_data([new.d_model], [new.total])
+        # plain text: a new mathtext title costs a parse of about 14 ms on every move
+        title.set_text(f"width {new.d_model}, feed-forward width {4 * new.d_model}: total {new.total}")
+        return [*bars, *labels, point, title]
+
+    update(state)
+    return update
+
 
 def params_view(base: GPTConfig = TOY_CONFIG):
-    """``draw(fig, setting)`` for the widget and static slider; setting has key "d_model"."""
-    def draw(fig, setting: dict) -> None:
-        draw_params(fig, param_state(setting["d_model"], base))
+    """``draw(fig, setting)`` for the widget and static slider; setting has key "d_model". ``draw`` returns
+    ``update(setting)`` for ``byhand.live``; the axes hold every width on the curve (``param_state``'s widths, the
+    widget's range), so a drag moves the bars and not the axes."""
+    widths = param_state(base.n_heads, base).widths
+    max_share = max(max(c.values()) / sum(c.values()) for c in (param_counts(int(w), base) for w in widths))
+
+    state = lru_cache(maxsize=None)(lambda d_model: param_state(d_model, base))  # 33 counts each: kept per width
+
+    def draw(fig, setting: dict):
+        update = draw_params(fig, state(setting["d_model"]), max_share)
+        return lambda new: update(state(new["d_model"]))
 
     return draw

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import matplotlib
 import numpy as np
 
 from ..checks import as_float, check_ndim
@@ -74,29 +75,78 @@ def softmax_state(z, words, word: str, nudge: float = 0.0, temperature: float = 
                         float(1.0 - p[shown].sum()))
 
 
-def draw_softmax(fig, state: SoftmaxState) -> None:
-    """Bars of the shown words: grey the reference (Δ = 0, τ = 1), coloured now; the nudged word in orange."""
+def draw_softmax(fig, state: SoftmaxState, top: int | None = None):
+    """Bars of the shown words: grey the reference (Δ = 0, τ = 1), coloured now; the nudged word in orange.
+
+    ``top`` is the number of reference words the view shows (``softmax_view``'s ``top``). With it, the word list,
+    the ticks and the limits are the same for every word the view can nudge: one more place is laid out after the
+    reference words, for a nudged word from outside them, and stays empty otherwise. Without it, the places are the
+    words this state shows. Returns ``update(state)``, which moves the coloured bars, their value labels, the last
+    place's grey bar and word, and the title to another state of the same logits and returns those artists
+    (``byhand.live`` redraws only them).
+    """
+    V = state.probs.shape[0]
+    n_ref = len(state.shown) if top is None else min(int(top), V)  # reference words: the same at every setting
+    slots = n_ref + (top is not None and V > n_ref)  # and the place for a word from outside them
+    ref = state.shown[:n_ref]  # (n_ref,)
+    x = np.arange(slots)
     ax = fig.subplots()
-    x = np.arange(len(state.shown))
-    colors = ["tab:orange" if w == state.word else "tab:blue" for w in state.shown_words]
-    ax.bar(x - 0.2, state.base[state.shown], width=0.4, color="lightgray", label="before (Δ = 0, τ = 1)")
-    ax.bar(x + 0.2, state.probs[state.shown], width=0.4, color=colors, label="now")
-    for xi, pi in zip(x, state.probs[state.shown]):
-        ax.text(xi + 0.2, pi + 0.02, f"{pi:.2f}", ha="center", fontsize=9)
-    ax.set_xticks(x, state.shown_words, fontsize=9)
-    ax.set_ylim(0, 1.08)
+    ax.bar(x[:n_ref] - 0.2, state.base[ref], width=0.4, color="lightgray", label="before (Δ = 0, τ = 1)")
+    now = list(ax.bar(x + 0.2, np.zeros(slots), width=0.4, color="tab:blue", label="now").patches)
+    labels = [ax.text(xi + 0.2, 0.0, "", ha="center", fontsize=9) for xi in x]
+    ax.set_xticks(x[:n_ref], state.shown_words[:n_ref], fontsize=9)
+    if slots > n_ref:  # the last place's grey bar and word, set by update
+        extra_before = ax.bar([x[-1] - 0.2], [0.0], width=0.4, color="lightgray")[0]
+        pad = matplotlib.rcParams["xtick.major.pad"] + matplotlib.rcParams["xtick.major.size"]  # as a tick label
+        transform, va, ha = ax.get_xaxis_text1_transform(pad)
+        extra_word = ax.text(x[-1], 0.0, "", transform=transform, va=va, ha=ha, fontsize=9)
+        extra = [extra_before, extra_word]
+    else:
+        extra = []
+    ax.set_xlim(-0.6, slots - 0.4)
+    ax.set_ylim(0, 1.3)  # a bar reaches 1 at most; the band above it holds the legend
+    ax.set_yticks([0.0, 0.25, 0.5, 0.75, 1.0])
     ax.set_xlabel("next word (the most likely before any change)")
     ax.set_ylabel("probability")
-    ax.set_title(f"z[{state.word}] + {state.nudge:.2f}, τ = {state.temperature:.2f}:  "
-                 f"P({state.word}) = {state.p_word:.3f},  top word {state.top_word},  "
-                 f"others {state.rest:.3f}", fontsize=9)
-    ax.legend(fontsize=9, frameon=False, loc="upper right")
-    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.17, top=0.84)
+    title = ax.set_title("", fontsize=9)
+    ax.legend(fontsize=9, frameon=False, loc="upper right", ncol=2)
+    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.17, top=0.88)
+
+    def update(new: SoftmaxState) -> list:
+        used = len(new.shown)
+        if used > slots or not np.array_equal(new.shown[:n_ref], ref):
+            raise ValueError("this state shows other words than the figure was laid out for")
+        p = new.probs[new.shown]  # (used,)
+        for k in range(slots):
+            now[k].set_visible(k < used)
+            labels[k].set_visible(k < used)
+            if k < used:
+                now[k].set_height(p[k])
+                now[k].set_facecolor("tab:orange" if new.shown_words[k] == new.word else "tab:blue")
+                labels[k].set_position((x[k] + 0.2, p[k] + 0.02))
+                labels[k].set_text(f"{p[k]:.2f}")
+        if extra:  # the nudged word from outside the reference words, or nothing
+            for artist in extra:
+                artist.set_visible(used > n_ref)
+            if used > n_ref:
+                extra[0].set_height(new.base[new.shown[-1]])
+                extra[1].set_text(new.shown_words[-1])
+        title.set_text(f"z[{new.word}] + {new.nudge:.2f}, τ = {new.temperature:.2f}:  "
+                       f"P({new.word}) = {new.p_word:.3f},  top word {new.top_word},  others {new.rest:.3f}")
+        return [*extra[:1], *now, *labels, *extra[1:], title]
+
+    update(state)
+    return update
 
 
 def softmax_view(z, words, top: int = 8):
-    """Return ``draw(fig, setting)``; ``setting`` has keys word, nudge, temperature."""
-    def draw(fig, setting: dict) -> None:
-        draw_softmax(fig, softmax_state(z, words, setting["word"], setting["nudge"], setting["temperature"], top))
+    """Return ``draw(fig, setting)``; ``setting`` has keys word, nudge, temperature. ``draw`` returns
+    ``update(setting)`` for ``byhand.live``: the axes, ticks and reference bars are the same for every setting."""
+    def state(setting: dict) -> SoftmaxState:
+        return softmax_state(z, words, setting["word"], setting["nudge"], setting["temperature"], top)
+
+    def draw(fig, setting: dict):
+        update = draw_softmax(fig, state(setting), top)
+        return lambda new: update(state(new))
 
     return draw
