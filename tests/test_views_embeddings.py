@@ -5,9 +5,13 @@ import pytest
 
 from byhand.attention import causal_mask
 from byhand.layernorm import layernorm_forward
+from byhand.live import LiveFigure
+from byhand.slider import check_layout
 from byhand.softmax import softmax_forward
 from byhand.toy_gpt import VOCAB, toy_batch, toy_params
 from byhand.views.embeddings import embed_state, embed_view, nudge_trace, swap_change
+
+from live_helpers import assert_moves_in_place, pixels
 
 PARAMS = toy_params()
 
@@ -66,8 +70,9 @@ def test_nudge_trace_rejects_unknown_names_and_indices():
 def test_embed_view_draws_one_panel_per_head():
     fig = plt.figure()
     embed_view(PARAMS)(fig, {"j": 0, "delta": 1.0})
-    assert len(fig.axes) == 2 and "head 1" in fig.axes[1].get_title()  # heads count from 0
-    assert "head 0" in fig.axes[0].get_title()
+    assert len(fig.axes) == 3 and "head 1" in fig.axes[2].get_title()  # heads count from 0
+    assert "head 0" in fig.axes[1].get_title()
+    assert fig.axes[0].get_title() == "E[like, 0] += +1.00" and "E[like]" in fig.axes[0].get_xlabel()
     plt.close(fig)
 
 
@@ -94,3 +99,25 @@ def test_swap_change_compares_each_token_with_itself():
     assert swap_change(PARAMS, 1, 2)[2] == pytest.approx(np.abs(out_swapped[1] - out[2]).max())
     with pytest.raises(ValueError, match="must differ"):
         swap_change(PARAMS, 2, 2)
+
+
+def test_the_live_widget_moves_the_row_and_the_attention_bars_in_place():
+    draw = embed_view(PARAMS)  # the chapter's ranges: j in 0..15, delta in -3..3
+    assert_moves_in_place(draw, [{"j": 12, "delta": 0.0}, {"j": 0, "delta": 0.0}, {"j": 15, "delta": 0.0},
+                                 {"j": 0, "delta": -3.0}, {"j": 15, "delta": 3.0}, {"j": 7, "delta": 1.25}])
+
+
+def test_entry_j_shows_even_while_delta_is_0():
+    live = LiveFigure(embed_view(PARAMS), (7.0, 3.0), 72)
+    frames = [pixels(live.render({"j": j, "delta": 0.0})) for j in (0, 15)]
+    assert not np.array_equal(*frames)  # the marked entry moved, though no attention bar did
+    s0, s15 = embed_state(PARAMS, "like", 0, 0.0), embed_state(PARAMS, "like", 15, 0.0)
+    np.testing.assert_array_equal(s0.after, s15.after)
+
+
+@pytest.mark.parametrize("setting", [{"j": 0, "delta": -3.0}, {"j": 15, "delta": 3.0}, {"j": 9, "delta": -3.0}])
+def test_the_extremes_read_well(setting):
+    fig = plt.figure(figsize=(7, 3), dpi=96)
+    embed_view(PARAMS)(fig, setting)
+    check_layout(fig)
+    plt.close(fig)

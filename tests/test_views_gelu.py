@@ -9,6 +9,8 @@ from hypothesis import strategies as st
 
 from byhand.views.gelu import gap_peaks, gelu_state, gelu_view
 
+from live_helpers import assert_moves_in_place
+
 
 @given(st.floats(-5, 5))
 def test_both_forms_match_their_formulas(x):
@@ -52,3 +54,8 @@ def test_gap_peaks_are_where_the_difference_stops_growing():
     assert np.argmax(g) in (0, 3)  # the outer pair is the largest gap
     with pytest.raises(ValueError, match="lo < hi"):
         gap_peaks(1.0, -1.0)
+
+
+def test_the_live_widget_moves_the_points_and_titles_in_place():
+    draw = gelu_view(np.linspace(-3.0, 3.0, 40))  # the chapter's range: x in -5..5
+    assert_moves_in_place(draw, [{"x": 0.0}, {"x": -5.0}, {"x": 5.0}, {"x": -0.8}, {"x": 2.7}])

@@ -6,6 +6,8 @@ import pytest
 from byhand.mha import merge_heads
 from byhand.views.heads import head_state, heads_view
 
+from live_helpers import assert_moves_in_place
+
 rng = np.random.default_rng(2)
 O, W_o, b_o = rng.normal(size=(2, 5, 8)), rng.normal(size=(16, 16)), rng.normal(size=16)
 
@@ -36,5 +38,10 @@ def test_heads_view_draws_a_labelled_panel():
     heads_view(O, W_o, b_o)(fig, {"alpha": 0.0})
     assert "α = 0.00" in fig.axes[0].get_title() and "head 1" in fig.axes[0].get_title()  # heads from 0
     labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
-    assert "head 0" in labels and any(label.startswith("head 1 ×") for label in labels)
+    assert "head 0" in labels and "head 1 × α" in labels
     plt.close(fig)
+
+
+def test_the_live_widget_moves_head_1_and_the_sum_in_place():
+    draw = heads_view(O, W_o, b_o, t=4)  # the chapter's range: alpha in 0..2
+    assert_moves_in_place(draw, [{"alpha": 1.0}, {"alpha": 0.0}, {"alpha": 2.0}, {"alpha": 0.3}])

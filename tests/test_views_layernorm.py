@@ -7,6 +7,8 @@ from hypothesis import strategies as st
 
 from byhand.views.layernorm import ln_state, ln_view
 
+from live_helpers import assert_moves_in_place
+
 X = np.random.default_rng(3).normal(size=16)
 G, B = np.ones(16), np.zeros(16)
 
@@ -34,4 +36,19 @@ def test_ln_view_draws_two_panels():
     fig = plt.figure()
     ln_view(X, G, B)(fig, {"scale": 2.0, "shift": 1.0})
     assert len(fig.axes) == 2
+    plt.close(fig)
+
+
+def test_the_live_widget_moves_bars_mean_and_titles_in_place():
+    draw = ln_view(X, G, B)  # the chapter's ranges: c = 10**k for k in -3..1 (a log slider), b in -5..5
+    assert_moves_in_place(draw, [{"scale": 1.0, "shift": 1.0}, {"scale": 10.0, "shift": 5.0},
+                                 {"scale": 10.0, "shift": -5.0}, {"scale": 1e-3, "shift": -5.0},
+                                 {"scale": 1e-3, "shift": 5.0}, {"scale": 10 ** -2.75, "shift": 0.0}])
+
+
+def test_the_left_panel_holds_every_setting():
+    fig = plt.figure()
+    ln_view(X, G, B)(fig, {"scale": 1.0, "shift": 0.0})
+    lo, hi = fig.axes[0].get_ylim()
+    assert lo <= 10 * X.min() - 5 and hi >= 10 * X.max() + 5  # the corners c = 10, b = ±5
     plt.close(fig)

@@ -7,6 +7,8 @@ from hypothesis import strategies as st
 
 from byhand.views.logits import logit_state, logits_view
 
+from live_helpers import assert_moves_in_place
+
 Z = np.random.default_rng(4).normal(size=(5, 10))
 TARGETS = np.array([2, 3, 4, 1, -1])
 
@@ -51,3 +53,9 @@ def test_logits_view_draws_two_panels():
     logits_view(Z, TARGETS, [f"w{k}" for k in range(10)])(fig, {"v": 2, "delta": 1.0})
     assert len(fig.axes) == 2 and fig.axes[0].get_ylabel() == "probability"
     plt.close(fig)
+
+
+def test_the_live_widget_moves_bars_loss_and_titles_in_place():
+    draw = logits_view(Z, TARGETS, [f"w{k}" for k in range(10)], t=0)  # chapter: v in 0..9, delta in -3..5
+    assert_moves_in_place(draw, [{"v": 2, "delta": 0.0}, {"v": 0, "delta": -3.0}, {"v": 9, "delta": 5.0},
+                                 {"v": 2, "delta": 5.0}, {"v": 2, "delta": -3.0}, {"v": 5, "delta": 0.0}])

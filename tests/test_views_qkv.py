@@ -7,6 +7,8 @@ from hypothesis import strategies as st
 
 from byhand.views.qkv import qkv_state, qkv_view
 
+from live_helpers import assert_moves_in_place
+
 rng = np.random.default_rng(0)
 X, W, B = rng.normal(size=(5, 16)), rng.normal(size=(16, 16)), rng.normal(size=16)
 
@@ -35,3 +37,9 @@ def test_qkv_view_draws_and_leaves_x_untouched():
     assert "0:8 head 0" in fig.axes[0].get_xlabel() and "8:16 head 1" in fig.axes[0].get_xlabel()
     assert np.array_equal(X, x)
     plt.close(fig)
+
+
+def test_the_live_widget_moves_bars_and_title_in_place():
+    draw = qkv_view(X, W, B, 2, t=2)  # the chapter's ranges: j in 0..15, delta in -3..3
+    assert_moves_in_place(draw, [{"j": 5, "delta": 0.0}, {"j": 0, "delta": 0.0}, {"j": 0, "delta": -3.0},
+                                 {"j": 15, "delta": 3.0}, {"j": 9, "delta": 0.75}])

@@ -8,6 +8,8 @@ from hypothesis import strategies as st
 from byhand.attention import causal_mask
 from byhand.views.scores import score_state, scores_view
 
+from live_helpers import assert_moves_in_place
+
 S = np.random.default_rng(1).normal(size=(5, 5))
 MASK = causal_mask(5)
 
@@ -46,4 +48,18 @@ def test_scores_view_draws_two_panels():
     fig = plt.figure()
     scores_view(S, MASK, 3)(fig, {"s": 1, "delta": 1.0})
     assert len(fig.axes) == 2 and fig.axes[1].get_ylabel() == "attention weight"
+    plt.close(fig)
+
+
+def test_the_live_widget_moves_bars_marks_and_titles_in_place():
+    draw = scores_view(S, MASK, 3, labels=["a", "b", "c", "d", "e"])  # the chapter's ranges: s in 0..4, delta in -4..4
+    assert_moves_in_place(draw, [{"s": 1, "delta": 0.0}, {"s": 0, "delta": -4.0}, {"s": 3, "delta": 4.0},
+                                 {"s": 4, "delta": 0.0}, {"s": 4, "delta": -4.0}, {"s": 2, "delta": 1.5}])
+
+
+def test_a_nudged_masked_key_is_marked():
+    fig = plt.figure()
+    scores_view(S, MASK, 3)(fig, {"s": 4, "delta": 2.0})  # key 4 is masked for query 3
+    red = [line for line in fig.axes[0].get_lines() if line.get_color() == "tab:red"]
+    assert len(red) == 1 and red[0].get_visible() and list(red[0].get_xdata()) == [4]
     plt.close(fig)

@@ -5,7 +5,8 @@ parameters passed in are not modified). ``embed_state`` uses it on E[token, j] a
 row of one query position in both heads, before and after. One forward of the toy takes about 2 ms.
 ``swap_change`` trades the tokens at two positions and measures how far each token's attention output moves,
 with or without the learned positions: causal attention without positions sees which tokens precede a query,
-not in what order.
+not in what order. ``embed_view`` draws the nudged row of E beside the attention rows; a move redraws only the
+bars (``byhand.live``).
 """
 from __future__ import annotations
 
@@ -84,27 +85,90 @@ def swap_change(params: dict, i: int, j: int, positions: bool = True, ids=None,
     return np.abs(out_swapped[perm] - out).max(axis=1)  # (T,) perm is its own inverse: row k is token k again
 
 
-def draw_embed(fig, state: EmbedState) -> None:
-    """One panel per head: the attention row of query t, before (gray outline) and after the nudge (colour)."""
+def draw_embed(fig, state: EmbedState, row, row_lim: tuple[float, float] | None = None):
+    """Left: the embedding row E[token] with entry j marked (red) and nudged. Then one panel per head: the attention
+    row of query t, before (black outline) and after the nudge (colour).
+
+    ``row`` is E[token] before the nudge (d_model,). Returns ``update(state)``, which moves the marked entry, the
+    attention bars and the left title to another state of the same token and query and returns those artists
+    (``byhand.live`` redraws only them). The left panel's limits are ``row_lim`` when given (the widget passes the
+    range of every setting, so the axes stay still); else they fit this state. Entry j shows even at Δ = 0.
+    """
+    row = np.asarray(row, dtype=np.float64)  # (d_model,)
     h, T = state.after.shape
+    d = row.shape[0]
     labels = [VOCAB[i] for i in toy_batch()[0]]
-    axes = fig.subplots(1, h, sharey=True)
-    for k, ax in enumerate(np.atleast_1d(axes)):
-        x = np.arange(T)
-        ax.bar(x, state.after[k], color="tab:blue", width=0.6, label="after")
-        ax.bar(x, state.before[k], fill=False, edgecolor="black", width=0.6, lw=1.0, label="before")
-        ax.set_xticks(x, labels, fontsize=9, rotation=20)
+    ax_e, *axes = fig.subplots(1, h + 1, gridspec_kw={"width_ratios": [0.75] + [1.0] * h})
+    i = np.arange(d)  # entries counted from 0
+    ax_e.axhline(0, color="gray", lw=0.6, zorder=1)
+    entries = ax_e.bar(i, row, color="lightgray", width=0.7)  # (d,) patches; entry j turns red
+    (was,) = ax_e.bar([0], [0.0], fill=False, edgecolor="black", width=0.7, lw=0.8)  # entry j before the nudge
+    lo, hi = row_lim if row_lim is not None else _span(row, row[state.j] + state.delta)
+    ax_e.set_ylim(lo - 0.08 * (hi - lo), hi + 0.08 * (hi - lo))
+    ax_e.set_xticks(np.arange(0, d, 5))
+    ax_e.set_xlabel(f"entry j of E[{state.token}]")
+    ax_e.set_ylabel("value")
+    e_title = ax_e.set_title("", fontsize=9)
+    x = np.arange(T)
+    after, before = [], []
+    for k, ax in enumerate(axes):
+        ax.axhline(0, color="gray", lw=0.6, zorder=1)
+        after.append(ax.bar(x, state.before[k], color="tab:blue", width=0.6, label="after"))
+        before.append(ax.bar(x, state.before[k], fill=False, edgecolor="black", width=0.6, lw=1.0, label="before"))
+        ax.set_xticks(x, labels, fontsize=9, rotation=30, ha="right", rotation_mode="anchor")
         ax.set_ylim(0, 1)
         ax.set_xlabel("key position (token)")
         ax.set_title(f"head {k}: query {state.t} ({labels[state.t]})", fontsize=9)
-    np.atleast_1d(axes)[0].set_ylabel("attention weight")
-    np.atleast_1d(axes)[0].legend(fontsize=9, frameon=False, loc="upper left")
-    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.24, top=0.88, wspace=0.12)
+        if k > 0:
+            ax.tick_params(labelleft=False)
+    axes[0].set_ylabel("attention weight")
+    axes[0].legend(fontsize=9, frameon=False, loc="upper left")
+    fig.subplots_adjust(left=0.08, right=0.99, bottom=0.3, top=0.9, wspace=0.38)
+    outlines = [bar for bars in before for bar in bars]  # still, but painted over the moving bars
+
+    def update(new: EmbedState) -> list:
+        nudged = row.copy()
+        nudged[new.j] += new.delta
+        for k, bar in enumerate(entries):
+            bar.set_height(nudged[k])
+            bar.set_color("tab:red" if k == new.j else "lightgray")
+        was.set_x(new.j - 0.35)
+        was.set_height(row[new.j])
+        e_title.set_text(f"E[{new.token}, {new.j}] += {new.delta:+.2f}")
+        bars = []
+        for k in range(h):
+            for bar, height in zip(after[k], new.after[k]):
+                bar.set_height(height)
+                bars.append(bar)
+        return [*entries, was, e_title, *bars, *outlines]
+
+    update(state)
+    return update
 
 
-def embed_view(params: dict, token: str = "like", t: int = 4):
-    """``draw(fig, setting)``; setting has keys "j" (entry, from 0) and "delta"; ``token`` and ``t`` are fixed."""
-    def draw(fig, setting: dict) -> None:
-        draw_embed(fig, embed_state(params, token, setting["j"], setting["delta"], t))
+def _span(*arrays) -> tuple[float, float]:
+    """``(lo, hi)`` covering 0 and every value of the arrays, never of zero width."""
+    lo = min(0.0, *(float(np.min(a)) for a in arrays))
+    hi = max(0.0, *(float(np.max(a)) for a in arrays))
+    return (lo, hi) if hi > lo else (lo - 0.5, hi + 0.5)
+
+
+def embed_view(params: dict, token: str = "like", t: int = 4, delta_max: float = 3.0):
+    """``draw(fig, setting)``; setting has keys "j" (entry, from 0) and "delta"; ``token`` and ``t`` are fixed.
+
+    The embedding panel's limits hold every entry nudged by up to ``|delta| <= delta_max`` (the widget's range), so
+    that a drag moves the bars and not the axes. ``draw`` returns ``update(setting)`` for ``byhand.live``.
+    """
+    if token not in VOCAB:
+        raise ValueError(f"unknown token {token!r}")
+    row = np.array(params["E"][VOCAB.index(token)], dtype=np.float64)  # (d_model,) E[token] before any nudge
+    row_lim = _span(row - abs(delta_max), row + abs(delta_max))
+
+    def state(setting: dict) -> EmbedState:
+        return embed_state(params, token, setting["j"], setting["delta"], t)
+
+    def draw(fig, setting: dict):
+        update = draw_embed(fig, state(setting), row, row_lim)
+        return lambda new: update(state(new))
 
     return draw

@@ -2,7 +2,8 @@
 
 GELU(x) = x Phi(x) = 0.5 x (1 + erf(x / sqrt 2)); GPT-2 uses 0.5 x (1 + tanh(sqrt(2/pi)(x + 0.044715 x^3))).
 ``gelu_state(x)`` evaluates both forms (with ``byhand.activations``) at one point and along a grid, with
-their difference; ``draw_gelu`` plots the curves and the difference, marking the toy's pre-activations.
+their difference; ``draw_gelu`` plots the curves and the difference, marking the toy's pre-activations; a move
+redraws only the marked points and the titles (``byhand.live``).
 ``gap_peaks`` finds where the two forms part most: the local maxima of |GELU_tanh - GELU_erf|.
 """
 from __future__ import annotations
@@ -58,33 +59,57 @@ def gap_peaks(lo: float = -5.0, hi: float = 5.0, n: int = 100_001) -> tuple[np.n
     return grid[peak], gap[peak]
 
 
-def draw_gelu(fig, state: GeluState) -> None:
-    """Left: both curves with the point x marked and ReLU for reference. Right: tanh form minus erf form."""
+def draw_gelu(fig, state: GeluState):
+    """Left: both curves with the point x marked and ReLU for reference. Right: tanh form minus erf form.
+
+    Returns ``update(state)``, which moves the two marked points and the titles to another x and returns those
+    artists (``byhand.live`` redraws only them). The curves do not depend on x, and the limits are fixed by the
+    curves before the points are placed, so the axes stay still.
+    """
     ax, ax2 = fig.subplots(1, 2)
     ax.plot(state.grid, np.maximum(state.grid, 0), color="lightgray", lw=1, label="ReLU")
     ax.plot(state.grid, state.erf, color="tab:blue", lw=2.5, label="GELU, erf (exact)")
     ax.plot(state.grid, state.tanh, color="tab:orange", lw=1.2, ls="--", label="GELU, tanh (GPT-2)")
-    ax.plot([state.x], [state.tanh_at], "o", color="black", ms=4)
     if state.samples.size:
         ax.plot(state.samples, np.full(state.samples.shape, -0.4), "|", color="tab:green",
                 ms=6, alpha=0.6, label="toy's pre-activations")
     ax.set_xlabel("input x")
     ax.set_ylabel("GELU(x)")
-    ax.set_title(f"x = {state.x:.2f}: GELU = {state.tanh_at:.4f}", fontsize=9)
+    title = ax.set_title("", fontsize=9)
     ax.legend(fontsize=9, frameon=False, loc="upper left")
     diff = state.tanh - state.erf
     ax2.plot(state.grid, diff * 1e4, color="tab:red", lw=1.2)
-    ax2.plot([state.x], [(state.tanh_at - state.erf_at) * 1e4], "o", color="black", ms=4)
-    ax2.axhline(0, color="gray", lw=0.6)
+    ax2.axhline(0, color="gray", lw=0.6, zorder=1)
     ax2.set_xlabel("input x")
     ax2.set_ylabel("tanh form − erf form (× 10⁻⁴)")
-    ax2.set_title(f"difference at x: {(state.tanh_at - state.erf_at) * 1e4:+.3f} × 10⁻⁴", fontsize=9)
+    title2 = ax2.set_title("", fontsize=9)
+    for a in (ax, ax2):  # fixed by the curves alone: the points lie on them
+        a.autoscale_view()
+        a.set_autoscale_on(False)
+    (point,) = ax.plot([state.x], [state.tanh_at], "o", color="black", ms=4)
+    (point2,) = ax2.plot([state.x], [(state.tanh_at - state.erf_at) * 1e4], "o", color="black", ms=4)
     fig.subplots_adjust(left=0.08, right=0.98, bottom=0.17, top=0.85, wspace=0.35)
+
+    def update(new: GeluState) -> list:
+        gap = (new.tanh_at - new.erf_at) * 1e4
+        point.set_data([new.x], [new.tanh_at])
+        point2.set_data([new.x], [gap])
+        title.set_text(f"x = {new.x:.2f}: GELU = {new.tanh_at:.4f}")
+        title2.set_text(f"difference at x: {gap:+.3f} × 10⁻⁴")
+        return [point, title, point2, title2]
+
+    update(state)
+    return update
 
 
 def gelu_view(samples=()):
-    """``draw(fig, setting)``; setting has key "x"."""
-    def draw(fig, setting: dict) -> None:
-        draw_gelu(fig, gelu_state(setting["x"], samples))
+    """``draw(fig, setting)``; setting has key "x" (in [-5, 5], the plotted range). ``draw`` returns
+    ``update(setting)`` for ``byhand.live``."""
+    def state(setting: dict) -> GeluState:
+        return gelu_state(setting["x"], samples)
+
+    def draw(fig, setting: dict):
+        update = draw_gelu(fig, state(setting))
+        return lambda new: update(state(new))
 
     return draw

@@ -7,7 +7,8 @@ of W_o and adding the results:
 
 Heads count from 0, as everywhere in the book. ``head_state`` scales the last head's share (head 1 of the
 toy) by α (α = 1: the model; α = 0: that head switched off) and returns
-each term; ``draw_heads`` stacks them.
+each term; ``draw_heads`` stacks them, and a move redraws only the last head's bars, the sum and the title
+(``byhand.live``).
 """
 from __future__ import annotations
 
@@ -44,28 +45,65 @@ def head_state(O_heads, W_o, b_o, t: int = 4, alpha: float = 1.0) -> HeadState:
     return HeadState(t, float(alpha), terms, b_o, terms.sum(0) + b_o)
 
 
-def draw_heads(fig, state: HeadState) -> None:
-    """Each head's term as side-by-side bars for the 16 output entries, and their sum with b_o as a line."""
+def draw_heads(fig, state: HeadState, ylim: tuple[float, float] | None = None):
+    """Each head's term as side-by-side bars for the 16 output entries, and their sum with b_o as a line.
+
+    Returns ``update(state)``, which moves the last head's bars, the sum line and the title to another α and returns
+    those artists (``byhand.live`` redraws only them; the other heads' bars do not depend on α). The limits are
+    ``ylim`` when given (the widget passes the range of every α it offers, so the axes stay still); else they fit
+    this state.
+    """
     ax = fig.subplots()
     h, d = state.terms.shape
     i = np.arange(d)  # entries counted from 0
     w = 0.8 / h
+    ax.axhline(0, color="gray", lw=0.6, zorder=1)
+    bars = []
     for k in range(h):
-        label = f"head {k}" + (f" × α = {state.alpha:.2f}" if k == h - 1 else "")
-        ax.bar(i + (k - (h - 1) / 2) * w, state.terms[k], width=w, label=label)
-    ax.plot(i, state.out, "o-", color="black", ms=3, lw=1, label=r"out = sum + $b_O$")
-    ax.axhline(0, color="gray", lw=0.6)
+        label = f"head {k}" + (" × α" if k == h - 1 else "")
+        bars.append(ax.bar(i + (k - (h - 1) / 2) * w, state.terms[k], width=w, label=label))
+    (out,) = ax.plot(i, state.out, "o-", color="black", ms=3, lw=1, label=r"out = sum + $b_O$")
+    lo, hi = ylim if ylim is not None else _span(state.terms, state.out)
+    ax.set_ylim(lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo))
     ax.set_xticks(i)
     ax.set_xlabel(f"entry of the output row (0 to {d - 1})")
     ax.set_ylabel("value")
-    ax.set_title(f"output row of position {state.t}, head {h - 1} weighted by α = {state.alpha:.2f}", fontsize=9)
+    title = ax.set_title("", fontsize=9)
     ax.legend(fontsize=9, frameon=False, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.3))  # below the axis
     fig.subplots_adjust(left=0.1, right=0.98, bottom=0.36, top=0.9)
 
+    def update(new: HeadState) -> list:
+        for bar, height in zip(bars[-1], new.terms[-1]):
+            bar.set_height(height)
+        out.set_ydata(new.out)
+        title.set_text(f"output row of position {new.t}, head {h - 1} weighted by α = {new.alpha:.2f}")
+        return [*bars[-1], out, title]
 
-def heads_view(O_heads, W_o, b_o, t: int = 4):
-    """``draw(fig, setting)``; setting has key "alpha"."""
-    def draw(fig, setting: dict) -> None:
-        draw_heads(fig, head_state(O_heads, W_o, b_o, t, setting["alpha"]))
+    update(state)
+    return update
+
+
+def _span(*arrays) -> tuple[float, float]:
+    """``(lo, hi)`` covering 0 and every value of the arrays, never of zero width."""
+    lo = min(0.0, *(float(np.min(a)) for a in arrays))
+    hi = max(0.0, *(float(np.max(a)) for a in arrays))
+    return (lo, hi) if hi > lo else (lo - 0.5, hi + 0.5)
+
+
+def heads_view(O_heads, W_o, b_o, t: int = 4, alpha_range: tuple[float, float] = (0.0, 2.0)):
+    """``draw(fig, setting)``; setting has key "alpha".
+
+    The limits hold every α in ``alpha_range`` (the widget's range): the terms and their sum are linear in α, so the
+    two ends bound them. ``draw`` returns ``update(setting)`` for ``byhand.live``.
+    """
+    ends = [head_state(O_heads, W_o, b_o, t, a) for a in alpha_range]
+    ylim = _span(*(s.terms for s in ends), *(s.out for s in ends))
+
+    def state(setting: dict) -> HeadState:
+        return head_state(O_heads, W_o, b_o, t, setting["alpha"])
+
+    def draw(fig, setting: dict):
+        update = draw_heads(fig, state(setting), ylim)
+        return lambda new: update(state(new))
 
     return draw

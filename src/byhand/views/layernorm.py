@@ -2,7 +2,8 @@
 
 For a row x, LN(c x + b) = LN(x) for any c > 0 and any b, up to eps: the mean removes b and the
 standard deviation removes c. Only when c^2 var(x) comes near eps does eps show, and the output shrinks:
-y = gamma (x - mu) / sqrt(var + eps) + beta. ``ln_state`` scales and shifts one row and normalises it.
+y = gamma (x - mu) / sqrt(var + eps) + beta. ``ln_state`` scales and shifts one row and normalises it;
+``draw_ln`` shows both, and a move redraws only the bars, the mean and the titles (``byhand.live``).
 """
 from __future__ import annotations
 
@@ -39,31 +40,72 @@ def ln_state(x_row, gamma, beta, eps: float = 1e-5, scale: float = 1.0, shift: f
     return LNState(float(scale), float(shift), x, y, y_ref, float(x.mean()), float(np.sqrt(x.var() + eps)))
 
 
-def draw_ln(fig, state: LNState) -> None:
-    """Left: the scaled, shifted row. Right: its layer norm, with the unscaled row's layer norm outlined."""
+def draw_ln(fig, state: LNState, xlim: tuple[float, float] | None = None):
+    """Left: the scaled, shifted row and its mean (red). Right: its layer norm, with the unscaled row's layer norm
+    outlined.
+
+    Returns ``update(state)``, which moves the bars, the mean and the titles to another scale and shift of the same
+    row and returns those artists (``byhand.live`` redraws only them). The left panel's limits are ``xlim`` (the
+    range of the input values) when given; the widget passes the range of every setting it offers, so the axes
+    stay still and a larger c shows as taller bars. Else they fit this state.
+    """
     ax, ax2 = fig.subplots(1, 2)
     i = np.arange(state.x.shape[0])  # entries counted from 0
-    ax.bar(i, state.x, color="tab:gray", width=0.7)
-    ax.axhline(state.mean, color="tab:red", lw=1, label=f"mean {state.mean:.3f}")
+    ax.axhline(0, color="gray", lw=0.6, zorder=1)
+    bars = ax.bar(i, state.x, color="tab:gray", width=0.7)
+    mean = ax.axhline(state.mean, color="tab:red", lw=1)
     ax.set_xlabel(f"entry of the row (0 to {i[-1]})")
     ax.set_ylabel("input value")
-    ax.set_title(f"c·x + b, c = {state.scale:g}, b = {state.shift:g}", fontsize=9)
-    lo, hi = ax.get_ylim()
-    ax.set_ylim(lo, hi + 0.3 * (hi - lo))  # a free band at the top for the legend, above the bars
-    ax.legend(fontsize=9, frameon=False, loc="upper left")
-    ax2.bar(i, state.y, color="tab:blue", width=0.7)
-    ax2.bar(i, state.y_ref, fill=False, edgecolor="black", width=0.7, lw=0.8)
-    ax2.axhline(0, color="gray", lw=0.6)
+    title = ax.set_title("", fontsize=9)
+    lo, hi = xlim if xlim is not None else _span(state.x)
+    ax.set_ylim(lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo))
+    ax2.axhline(0, color="gray", lw=0.6, zorder=1)
+    after = ax2.bar(i, state.y, color="tab:blue", width=0.7)
+    ref = ax2.bar(i, state.y_ref, fill=False, edgecolor="black", width=0.7, lw=0.8)  # still, painted on top
     ax2.set_ylim(-3, 3)
     ax2.set_xlabel(f"entry of the row (0 to {i[-1]})")
     ax2.set_ylabel("layer-norm output")
-    ax2.set_title(f"LN; outline: LN(x). Largest gap {np.abs(state.y - state.y_ref).max():.4f}", fontsize=9)
+    title2 = ax2.set_title("", fontsize=9)
     fig.subplots_adjust(left=0.09, right=0.98, bottom=0.17, top=0.85, wspace=0.3)
 
+    def update(new: LNState) -> list:
+        for bar, height in zip(bars, new.x):
+            bar.set_height(height)
+        mean.set_ydata([new.mean, new.mean])
+        title.set_text(f"c·x + b, c = {new.scale:.3g}, b = {new.shift:g}; mean (red) {new.mean:.3f}")
+        for bar, height in zip(after, new.y):
+            bar.set_height(height)
+        title2.set_text(f"LN; outline: LN(x). Largest gap {np.abs(new.y - new.y_ref).max():.4f}")
+        return [*bars, mean, title, *after, *ref, title2]
 
-def ln_view(x_row, gamma, beta, eps: float = 1e-5):
-    """``draw(fig, setting)``; setting has keys "scale" and "shift"."""
-    def draw(fig, setting: dict) -> None:
-        draw_ln(fig, ln_state(x_row, gamma, beta, eps, setting["scale"], setting["shift"]))
+    update(state)
+    return update
+
+
+def _span(*arrays) -> tuple[float, float]:
+    """``(lo, hi)`` covering 0 and every value of the arrays, never of zero width."""
+    lo = min(0.0, *(float(np.min(a)) for a in arrays))
+    hi = max(0.0, *(float(np.max(a)) for a in arrays))
+    return (lo, hi) if hi > lo else (lo - 0.5, hi + 0.5)
+
+
+def ln_view(x_row, gamma, beta, eps: float = 1e-5, scale_range: tuple[float, float] = (1e-3, 10.0),
+            shift_max: float = 5.0):
+    """``draw(fig, setting)``; setting has keys "scale" and "shift".
+
+    The left panel's limits hold every setting with c in ``scale_range`` and ``|b| <= shift_max`` (the widget's
+    ranges): c x + b is linear in c and b, so the corners bound it. ``draw`` returns ``update(setting)`` for
+    ``byhand.live``.
+    """
+    x_row = as_float("x_row", x_row)
+    corners = [c * x_row + b for c in scale_range for b in (-abs(shift_max), abs(shift_max))]
+    xlim = _span(*corners)
+
+    def state(setting: dict) -> LNState:
+        return ln_state(x_row, gamma, beta, eps, setting["scale"], setting["shift"])
+
+    def draw(fig, setting: dict):
+        update = draw_ln(fig, state(setting), xlim)
+        return lambda new: update(state(new))
 
     return draw

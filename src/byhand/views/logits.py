@@ -2,7 +2,8 @@
 
 At position t, p = softmax(z_t). Adding Δ to one logit z_t[v] raises p_v and lowers every other entry
 in proportion; the mean loss L = (1/N) sum over predicted positions of -log p(target) changes, to first
-order, by Δ (p_v - y_v) / N with y the one-hot target. ``logit_state`` computes it with byhand's loss.
+order, by Δ (p_v - y_v) / N with y the one-hot target. ``logit_state`` computes it with byhand's loss;
+``draw_logits`` shows both, and a move redraws only the bars, the loss and the titles (``byhand.live``).
 """
 from __future__ import annotations
 
@@ -46,31 +47,70 @@ def logit_state(logits, targets, t: int = 0, v: int = 0, delta: float = 0.0) -> 
     return LogitState(t, v, float(delta), target, c0["p"][t], c1["p"][t], float(loss0), float(loss1), float(slope))
 
 
-def draw_logits(fig, state: LogitState, vocab) -> None:
-    """Left: probabilities of position t (target in green, nudged token in red, before outlined). Right: loss."""
+def draw_logits(fig, state: LogitState, vocab, loss_lim: tuple[float, float] | None = None):
+    """Left: probabilities of position t (target in green, nudged token in red, before outlined). Right: loss.
+
+    Returns ``update(state)``, which moves the probability bars and their colours, the loss after the nudge, its
+    straight-line prediction and the titles to another state of the same position and returns those artists
+    (``byhand.live`` redraws only them). The loss panel's limits are ``loss_lim`` when given (the widget passes the
+    range of every setting, so the axes stay still); else they fit this state.
+    """
     ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 1]})
     V = state.p_after.shape[0]
     x = np.arange(V)
-    colors = ["tab:green" if k == state.target else "tab:red" if k == state.v else "tab:blue" for k in x]
-    ax.bar(x, state.p_after, color=colors, width=0.6)
-    ax.bar(x, state.p_before, fill=False, edgecolor="black", width=0.6, lw=0.8)
+    after = ax.bar(x, state.p_before, color="tab:blue", width=0.6)
+    before = ax.bar(x, state.p_before, fill=False, edgecolor="black", width=0.6, lw=0.8)  # still, painted on top
     ax.set_xticks(x, vocab, fontsize=9, rotation=45, ha="right", rotation_mode="anchor")
     ax.set_ylim(0, 1)
     ax.set_xlabel("next token")
     ax.set_ylabel("probability")
-    ax.set_title(f"position {state.t}: z[{vocab[state.v]}] += {state.delta:+.2f}; "
-                 f"target {vocab[state.target] if state.target >= 0 else 'none'} (green)", fontsize=9)
-    ax2.bar([0, 1], [state.loss_before, state.loss_after], color=["lightgray", "tab:purple"], width=0.6)
-    ax2.plot([1], [state.loss_before + state.slope * state.delta], "_", color="black", ms=20, mew=2)
+    title = ax.set_title("", fontsize=9)
+    ax2.bar([0], [state.loss_before], color="lightgray", width=0.6)
+    (loss,) = ax2.bar([1], [state.loss_before], color="tab:purple", width=0.6)
+    (line,) = ax2.plot([1], [state.loss_before], "_", color="black", ms=20, mew=2)
+    lo, hi = loss_lim if loss_lim is not None else (
+        min(0.0, state.loss_after, state.loss_before + state.slope * state.delta),
+        max(state.loss_before, state.loss_after, state.loss_before + state.slope * state.delta))
+    ax2.set_xlim(-0.5, 1.5)
+    ax2.set_ylim(lo, hi + 0.05 * (hi - lo))
     ax2.set_xticks([0, 1], ["before", "after"], fontsize=9)
     ax2.set_ylabel("mean loss (nats)")
-    ax2.set_title(f"{state.loss_before:.3f} → {state.loss_after:.3f}", fontsize=9)
+    title2 = ax2.set_title("", fontsize=9)
     fig.subplots_adjust(left=0.08, right=0.98, bottom=0.33, top=0.85, wspace=0.35)
 
+    def update(new: LogitState) -> list:
+        for k, (bar, height) in enumerate(zip(after, new.p_after)):
+            bar.set_height(height)
+            bar.set_color("tab:green" if k == new.target else "tab:red" if k == new.v else "tab:blue")
+        loss.set_height(new.loss_after)
+        line.set_ydata([new.loss_before + new.slope * new.delta])
+        target = vocab[new.target] if new.target >= 0 else "none"
+        title.set_text(f"position {new.t}: z[{vocab[new.v]}] += {new.delta:+.2f}; target {target} (green)")
+        title2.set_text(f"{new.loss_before:.3f} → {new.loss_after:.3f}")
+        return [*after, *before, title, loss, line, title2]
 
-def logits_view(logits, targets, vocab, t: int = 0):
-    """``draw(fig, setting)``; setting has keys "v" (vocabulary index) and "delta"."""
-    def draw(fig, setting: dict) -> None:
-        draw_logits(fig, logit_state(logits, targets, t, setting["v"], setting["delta"]), vocab)
+    update(state)
+    return update
+
+
+def logits_view(logits, targets, vocab, t: int = 0, delta_range: tuple[float, float] = (-3.0, 5.0)):
+    """``draw(fig, setting)``; setting has keys "v" (vocabulary index) and "delta".
+
+    The loss panel's limits hold every token v and every Δ in ``delta_range`` (the widget's range): for one v the
+    loss and its straight line are monotone in Δ, so the two ends bound them. ``draw`` returns ``update(setting)``
+    for ``byhand.live``.
+    """
+    V = np.shape(logits)[1]
+    ends = [logit_state(logits, targets, t, v, d) for v in range(V) for d in delta_range]
+    values = [0.0] + [e.loss_before for e in ends] + [e.loss_after for e in ends] \
+        + [e.loss_before + e.slope * e.delta for e in ends]
+    loss_lim = (min(values), max(values))
+
+    def state(setting: dict) -> LogitState:
+        return logit_state(logits, targets, t, setting["v"], setting["delta"])
+
+    def draw(fig, setting: dict):
+        update = draw_logits(fig, state(setting), vocab, loss_lim)
+        return lambda new: update(state(new))
 
     return draw

@@ -2,7 +2,8 @@
 
 A query row is q_t = x_t W_q + b_q with x_t the layer-normed row of token t (16 entries). Adding Δ to
 x_t[j] adds Δ times row j of W_q to q_t, exactly, because the map is linear:  q_t' - q_t = Δ W_q[j, :].
-``qkv_state`` computes both sides of that equation; ``draw_qkv`` shows q_t split into its two heads.
+``qkv_state`` computes both sides of that equation; ``draw_qkv`` shows q_t split into its two heads, and a move
+redraws only its bars and title (``byhand.live``).
 """
 from __future__ import annotations
 
@@ -44,30 +45,65 @@ def qkv_state(x, W_q, b_q, n_heads: int, t: int = 0, j: int = 0, delta: float = 
     return QKVState(t, j, delta, before, after, delta * W_q[j], n_heads)
 
 
-def draw_qkv(fig, state: QKVState) -> None:
-    """The query row as bars (after, in colour; before, outlined), a line between the heads."""
+def draw_qkv(fig, state: QKVState, ylim: tuple[float, float] | None = None):
+    """The query row as bars (after, in colour; before, outlined), a line between the heads.
+
+    Returns ``update(state)``, which moves the bars and the title to another state of the same row and returns those
+    artists (``byhand.live`` redraws only them). The limits are ``ylim`` when given (the widget passes the range of
+    every setting, so the axes stay still); else they fit this state.
+    """
     ax = fig.subplots()
     d = state.after.shape[0]
     i = np.arange(d)
     colors = np.where(i < d // state.n_heads, "tab:blue", "tab:orange")
-    ax.bar(i, state.after, color=colors, width=0.7)
-    ax.bar(i, state.before, fill=False, edgecolor="black", width=0.7, lw=0.8)
+    ax.axhline(0, color="gray", lw=0.6, zorder=1)
+    after = ax.bar(i, state.before, color=colors, width=0.7)
+    before = ax.bar(i, state.before, fill=False, edgecolor="black", width=0.7, lw=0.8)  # still, painted on top
     for k in range(1, state.n_heads):
-        ax.axvline(k * d // state.n_heads - 0.5, color="gray", ls=":", lw=1)
-    ax.axhline(0, color="gray", lw=0.6)
+        ax.axvline(k * d // state.n_heads - 0.5, color="gray", ls=":", lw=1, zorder=1)
+    lo, hi = ylim if ylim is not None else _span(state.before, state.after)
+    ax.set_ylim(lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo))
     ax.set_xticks(i)
     d_k = d // state.n_heads
     ax.set_xlabel(f"entry of the query (columns 0:{d_k} head 0, blue; {d_k}:{d} head 1, orange)")
     ax.set_ylabel("value")
-    change = np.abs(state.after - state.before).max()
-    ax.set_title(rf"$q_{{{state.t}}}$ after $\hat x[{state.t}, {state.j}]$ += {state.delta:.2f} "
-                 f"(outline: before; largest change {change:.3f})", fontsize=9)
+    title = ax.set_title("", fontsize=9)
     fig.subplots_adjust(left=0.09, right=0.98, bottom=0.17, top=0.85)
 
+    def update(new: QKVState) -> list:
+        for bar, height in zip(after, new.after):
+            bar.set_height(height)
+        change = np.abs(new.after - new.before).max()
+        title.set_text(rf"$q_{{{new.t}}}$ after $\hat x[{new.t}, {new.j}]$ += {new.delta:.2f} "
+                       f"(outline: before; largest change {change:.3f})")
+        return [*after, *before, title]
 
-def qkv_view(x, W_q, b_q, n_heads: int, t: int = 0):
-    """``draw(fig, setting)``; setting has keys "j" (entry, from 0) and "delta"."""
-    def draw(fig, setting: dict) -> None:
-        draw_qkv(fig, qkv_state(x, W_q, b_q, n_heads, t, setting["j"], setting["delta"]))
+    update(state)
+    return update
+
+
+def _span(*arrays) -> tuple[float, float]:
+    """``(lo, hi)`` covering 0 and every value of the arrays, never of zero width."""
+    lo = min(0.0, *(float(np.min(a)) for a in arrays))
+    hi = max(0.0, *(float(np.max(a)) for a in arrays))
+    return (lo, hi) if hi > lo else (lo - 0.5, hi + 0.5)
+
+
+def qkv_view(x, W_q, b_q, n_heads: int, t: int = 0, delta_max: float = 3.0):
+    """``draw(fig, setting)``; setting has keys "j" (entry, from 0) and "delta".
+
+    The limits hold every setting with ``|delta| <= delta_max`` (the widget's range): entry c of the row moves by at
+    most ``delta_max * max_j |W_q[j, c]|``. ``draw`` returns ``update(setting)`` for ``byhand.live``.
+    """
+    before = qkv_state(x, W_q, b_q, n_heads, t).before  # (d_model,)
+    reach = abs(delta_max) * np.abs(as_float("W_q", W_q)).max(axis=0)  # (d_model,) the largest move of each entry
+    ylim = _span(before - reach, before + reach)
+
+    def state(setting: dict) -> QKVState:
+        return qkv_state(x, W_q, b_q, n_heads, t, setting["j"], setting["delta"])
+
+    def draw(fig, setting: dict):
+        update = draw_qkv(fig, state(setting), ylim)
+        return lambda new: update(state(new))
 
     return draw

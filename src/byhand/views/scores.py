@@ -3,7 +3,8 @@
 For one head and query t, the row of scaled scores s = S[t] goes through the causal mask and the
 softmax: p_u = exp(s_u) / sum over allowed keys of exp(s_w), and p_u = 0 for masked keys. Adding Δ
 to one allowed score multiplies its weight's odds against every other key by e^Δ; adding Δ to a masked
-score changes nothing. ``score_state`` returns the row before and after; ``draw_scores`` shows both.
+score changes nothing. ``score_state`` returns the row before and after; ``draw_scores`` shows both, and a move
+redraws only the bars and titles (``byhand.live``).
 """
 from __future__ import annotations
 
@@ -45,37 +46,83 @@ def score_state(S, mask, t: int, s: int, delta: float = 0.0) -> ScoreState:
     return ScoreState(t, s, delta, row, mask[t].copy(), before, after)
 
 
-def draw_scores(fig, state: ScoreState, labels=None) -> None:
-    """Left: the scores of row t (masked keys marked ×). Right: the attention weights, before outlined."""
+def draw_scores(fig, state: ScoreState, labels=None, ylim: tuple[float, float] | None = None):
+    """Left: the scores of row t (masked keys marked ×, the nudged key in red). Right: the attention weights, before
+    outlined.
+
+    Returns ``update(state)``, which moves the bars, their colours, the red × of a nudged masked key and the titles
+    to another state of the same row and returns those artists (``byhand.live`` redraws only them). The left panel's
+    limits are ``ylim`` when given (the widget passes the range of every setting, so the axes stay still); else they
+    fit this state.
+    """
     ax, ax2 = fig.subplots(1, 2)
     T = state.scores.shape[0]
     x = np.arange(T)
     labels = [str(k) for k in x] if labels is None else list(labels)
-    shown = np.where(state.allowed, state.scores, 0.0)
-    ax.bar(x, shown, color=np.where(x == state.s, "tab:red", "tab:blue"), width=0.6)
-    ax.plot(x[~state.allowed], np.zeros((~state.allowed).sum()), "x", color="gray", ms=8, label="masked (−∞)")
-    ax.axhline(0, color="gray", lw=0.6)
+    masked = x[~state.allowed]
+    ax.axhline(0, color="gray", lw=0.6, zorder=1)
+    scores = ax.bar(x, np.zeros(T), color="tab:blue", width=0.6)
+    ax.plot(masked, np.zeros(masked.size), "x", color="gray", ms=8, label="masked (−∞)")
+    (chosen,) = ax.plot([0], [0.0], "x", color="tab:red", ms=8, mew=2)  # shown when the nudged key is masked
     ax.set_xticks(x, labels, fontsize=9, rotation=20)
     ax.set_xlabel("key position (token)")
     ax.set_ylabel("scaled score")
-    ax.set_title(f"row {state.t}: score {state.s} nudged by {state.delta:+.2f}", fontsize=9)
-    if (~state.allowed).any():
-        lo, hi = ax.get_ylim()
-        ax.set_ylim(lo, hi + 0.35 * (hi - lo))  # a free band at the top for the legend, above the bars
+    title = ax.set_title("", fontsize=9)
+    lo, hi = ylim if ylim is not None else _span(np.where(state.allowed, state.scores, 0.0))
+    top = hi + 0.35 * (hi - lo) if masked.size else hi  # a free band at the top for the legend, above the bars
+    ax.set_ylim(lo - 0.05 * (hi - lo), top + 0.05 * (hi - lo))
+    if masked.size:
         ax.legend(fontsize=9, frameon=False, loc="upper right")
-    ax2.bar(x, state.after, color=np.where(x == state.s, "tab:red", "tab:blue"), width=0.6)
-    ax2.bar(x, state.before, fill=False, edgecolor="black", width=0.6, lw=0.8)
+    after = ax2.bar(x, state.before, color="tab:blue", width=0.6)
+    before = ax2.bar(x, state.before, fill=False, edgecolor="black", width=0.6, lw=0.8)  # still, painted on top
     ax2.set_ylim(0, 1)
     ax2.set_xticks(x, labels, fontsize=9, rotation=20)
     ax2.set_xlabel("key position (token)")
     ax2.set_ylabel("attention weight")
-    ax2.set_title(f"weights (sum {state.after.sum():.4f}); outline: before", fontsize=9)
+    title2 = ax2.set_title("", fontsize=9)
     fig.subplots_adjust(left=0.09, right=0.98, bottom=0.24, top=0.88, wspace=0.32)
 
+    def update(new: ScoreState) -> list:
+        colors = np.where(x == new.s, "tab:red", "tab:blue")
+        for bar, height, color in zip(scores, np.where(new.allowed, new.scores, 0.0), colors):
+            bar.set_height(height)
+            bar.set_color(color)
+        for bar, height, color in zip(after, new.after, colors):
+            bar.set_height(height)
+            bar.set_color(color)
+        chosen.set_data([new.s], [0.0])
+        chosen.set_visible(not new.allowed[new.s])
+        title.set_text(f"row {new.t}: score {new.s} nudged by {new.delta:+.2f}")
+        title2.set_text(f"weights (sum {new.after.sum():.4f}); outline: before")
+        return [*scores, chosen, title, *after, *before, title2]
 
-def scores_view(S, mask, t: int, labels=None):
-    """``draw(fig, setting)``; setting has keys "s" (the key whose score is nudged) and "delta"."""
-    def draw(fig, setting: dict) -> None:
-        draw_scores(fig, score_state(S, mask, t, setting["s"], setting["delta"]), labels)
+    update(state)
+    return update
+
+
+def _span(*arrays) -> tuple[float, float]:
+    """``(lo, hi)`` covering 0 and every value of the arrays, never of zero width."""
+    lo = min(0.0, *(float(np.min(a)) for a in arrays))
+    hi = max(0.0, *(float(np.max(a)) for a in arrays))
+    return (lo, hi) if hi > lo else (lo - 0.5, hi + 0.5)
+
+
+def scores_view(S, mask, t: int, labels=None, delta_max: float = 4.0):
+    """``draw(fig, setting)``; setting has keys "s" (the key whose score is nudged) and "delta".
+
+    The score panel's limits hold every setting with ``|delta| <= delta_max`` (the widget's range), so that a drag
+    moves the bars and not the axes. ``draw`` returns ``update(setting)`` for ``byhand.live``.
+    """
+    row = score_state(S, mask, t, 0)
+    shown = np.where(row.allowed, row.scores, 0.0)  # (T,) masked keys are drawn at 0 whatever their score
+    reach = np.where(row.allowed, abs(delta_max), 0.0)  # (T,)
+    ylim = _span(shown - reach, shown + reach)
+
+    def state(setting: dict) -> ScoreState:
+        return score_state(S, mask, t, setting["s"], setting["delta"])
+
+    def draw(fig, setting: dict):
+        update = draw_scores(fig, state(setting), labels, ylim)
+        return lambda new: update(state(new))
 
     return draw
