@@ -3,9 +3,11 @@ against an independent loss."""
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
+from live_helpers import assert_moves_in_place
 
 from byhand.gpt import GPTConfig, gpt_forward, gpt_loss_and_grads, init_gpt_params
 from byhand.optim import AdamWConfig
+from byhand.toy_gpt import TOY_CONFIG, toy_batch, toy_loss_and_grads, toy_params
 from byhand.views.adamw import adamw_curve, adamw_state, adamw_view, first_step
 
 CONFIG = GPTConfig(vocab_size=7, context=4, d_model=8, n_heads=2, n_layers=1, d_ff=16, tie_weights=False)
@@ -102,3 +104,37 @@ def test_view_draws_two_labelled_panels():
     assert left.get_xscale() == "log" and left.get_xlabel() == "learning rate lr"
     assert "nats" in right.get_ylabel()
     plt.close(fig)
+
+
+def test_bars_carry_their_values_and_the_axes_do_not_move():
+    params, grads, opt = setup()
+    draw = adamw_view(params, grads, BATCH, CONFIG, opt, np.logspace(-4, 0, 9))
+    limits, values = set(), []
+    for setting in ({"log10_lr": -2.0, "bias_correction": True}, {"log10_lr": 0.0, "bias_correction": False}):
+        fig = plt.figure(figsize=(7, 3), dpi=96)
+        draw(fig, setting)
+        limits.add(tuple(np.round([*fig.axes[0].get_xlim(), *fig.axes[0].get_ylim(), *fig.axes[1].get_ylim()], 12)))
+        s = adamw_state(params, grads, BATCH, CONFIG, opt, 10.0 ** setting["log10_lr"], setting["bias_correction"])
+        values = [t.get_text() for t in fig.axes[1].texts]
+        assert values == [f"{v:.3f}".replace("-", "−") for v in (s.loss_before, s.loss_after, s.predicted)]
+        from byhand.slider import layout_problems
+        assert layout_problems(fig) == []
+        plt.close(fig)
+    assert len(limits) == 1  # the same frame for a small step and for a diverging one
+
+
+def test_the_live_widget_moves_the_rate_bars_and_titles_in_place():
+    # as chapter "AdamW: one step" builds it: the toy's weights, decay on the matrices, rates 1e-4 … 1
+    params = toy_params()
+    _, grads, _ = toy_loss_and_grads(params)
+    matrices = {n for n, a in params.items() if a.ndim == 2}
+    opt = AdamWConfig(lr=1e-2, beta1=0.9, beta2=0.999, eps=1e-8, weight_decay=0.01, decay=lambda n: n in matrices)
+    draw = adamw_view(params, grads, toy_batch(), TOY_CONFIG, opt, np.logspace(-4, 0, 33))
+    # the chapter's controls: log10 lr from -4 to 0 in steps of 0.25, default -2; bias correction on or off
+    assert_moves_in_place(draw, [{"log10_lr": -2.0, "bias_correction": True},
+                                 {"log10_lr": -4.0, "bias_correction": True},
+                                 {"log10_lr": -1.25, "bias_correction": True},
+                                 {"log10_lr": 0.0, "bias_correction": True},
+                                 {"log10_lr": 0.0, "bias_correction": False},
+                                 {"log10_lr": -4.0, "bias_correction": False},
+                                 {"log10_lr": -2.0, "bias_correction": False}])

@@ -2,9 +2,11 @@
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
+from live_helpers import assert_moves_in_place
 
 from byhand.gpt import GPTConfig, gpt_forward, init_gpt_params
-from byhand.views.fdstep import fd_curve, fd_state, fd_view
+from byhand.toy_gpt import TOY_CONFIG, toy_batch, toy_params
+from byhand.views.fdstep import error_text, fd_curve, fd_state, fd_view, one_digit, round_off
 
 CONFIG = GPTConfig(vocab_size=7, context=4, d_model=8, n_heads=2, n_layers=1, d_ff=16, tie_weights=False)
 BATCH = (np.array([0, 3, 5, 3]), np.array([3, 5, 3, -1]))
@@ -86,3 +88,28 @@ def test_view_draws_a_log_log_panel():
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     assert ax.get_xlabel() == "step h (nudge of W_out[0, 1])"
     plt.close(fig)
+
+
+def test_the_title_shows_truncation_digits_and_bounds_rounding_noise():
+    loss = 2.0
+    assert round_off(1e-6, loss) == pytest.approx(np.finfo(float).eps * 2.0 / 1e-6)
+    assert one_digit(3.065e-7) == "3e-7" and one_digit(1e-6) == "1e-6" and one_digit(9.7e-5) == "1e-4"
+    assert error_text(3.065e-7, 1e-5, loss) == "3e-7"  # 7000 times the round-off: truncation, reproducible
+    assert error_text(6.956e-11, 1e-6, loss) == "< 1e-9"  # under the round-off: a bound 10 to 100 times above it
+    assert error_text(9.9e-11, 1e-6, loss) == "< 1e-9" and error_text(1.0e-10, 1e-6, loss) == "< 1e-8"
+    assert error_text(0.0, 1e-6, loss).startswith("< ")  # an exact zero is below any bound
+    params = setup()
+    fig = plt.figure()
+    fd_view(params, BATCH, CONFIG, "W_out", (0, 1), [1e-8, 1e-5, 1e-2])(fig, {"log10_h": -8.0})
+    title = fig.axes[0].get_title()
+    assert title.startswith("h = 1e-8: forward error < 1e-") and "central error < 1e-" in title  # no noise digits
+    plt.close(fig)
+
+
+def test_the_live_widget_moves_markers_and_title_in_place():
+    # as chapter "Checking every gradient" builds it: the toy's weights, W_out[0, 3], h over 1e-12 … 1e-1
+    hs = 10.0 ** np.arange(-12.0, -0.5, 0.5)
+    draw = fd_view(toy_params(), toy_batch(), TOY_CONFIG, "W_out", (0, 3), hs)
+    # the chapter's slider: log10 h from -12 to -1 in steps of 0.5, default -6
+    assert_moves_in_place(draw, [{"log10_h": -6.0}, {"log10_h": -12.0}, {"log10_h": -8.5}, {"log10_h": -3.0},
+                                 {"log10_h": -1.0}])

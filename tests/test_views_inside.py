@@ -4,10 +4,11 @@ import time
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
+from live_helpers import assert_moves_in_place
 
 from byhand.gpt import gpt_forward
 from byhand.ioi import EXAMPLE, IOISentence, evaluate, generate, load_model, next_word_probs
-from byhand.views.inside import inside_state, inside_view, run_sentences
+from byhand.views.inside import draw_inside, inside_state, inside_view, run_sentences
 
 
 @pytest.fixture(scope="module")
@@ -79,5 +80,52 @@ def test_state_is_fast_and_draw_makes_one_axes(model):
     assert (time.perf_counter() - start) / 100 < 0.05
     fig = plt.figure()
     inside_view(runs)(fig, {"sentence": 0, "checkpoint": "mid"})
-    assert len(fig.axes) == 1 and len(fig.axes[0].patches) == len(run.words[0])
+    assert len(fig.axes) == 1 and sum(p.get_visible() for p in fig.axes[0].patches) == len(run.words[0])
     plt.close(fig)
+
+
+@pytest.fixture(scope="module")
+def player():
+    """Like the chapter's player: the example first, then held-out sentences of several lengths, two checkpoints."""
+    example = IOISentence(EXAMPLE + " Mary", EXAMPLE, "Mary", "John", 0, True)
+    chosen = [example] + generate(9, seed=11, split="heldout")
+    runs = {}
+    for name in ("mid", "final"):
+        params, config, vocab, meta = load_model(name)
+        nm = meta["final"]["name_mover"]
+        runs[name] = run_sentences(params, config, vocab, chosen, nm["layer"], nm["head"])
+    return runs
+
+
+def test_the_axes_hold_the_longest_sentence_and_do_not_move(player):
+    lengths = [len(w) for w in player["mid"].words]
+    assert len(set(lengths)) > 1  # the sentences differ in length
+    draw = inside_view(player)
+    frames = set()
+    for b in range(len(lengths)):
+        for name in ("mid", "final"):
+            fig = plt.figure(figsize=(7, 3), dpi=96)
+            draw(fig, {"sentence": b, "checkpoint": name})
+            (ax,) = fig.axes
+            frames.add((ax.get_xlim(), ax.get_ylim(), len(ax.patches), len(ax.texts)))
+            shown = [t.get_text() for t in ax.texts if t.get_visible()]
+            assert shown == list(player[name].words[b])  # the words under the bars are the prompt's
+            assert sum(p.get_visible() for p in ax.patches) == lengths[b]
+            from byhand.slider import layout_problems
+            assert layout_problems(fig) == []
+            plt.close(fig)
+    assert frames == {((-0.6, max(lengths) - 0.4), (0.0, 1.05), max(lengths), max(lengths))}
+    with pytest.raises(ValueError, match="shorter than the prompt"):
+        draw_inside(plt.figure(), inside_state(player, "mid", int(np.argmax(lengths))), n_max=3)
+    plt.close("all")
+
+
+def test_the_live_widget_moves_bars_words_and_title_in_place(player):
+    lengths = [len(w) for w in player["mid"].words]
+    longest, shortest = int(np.argmax(lengths)), int(np.argmin(lengths))
+    draw = inside_view(player)
+    # the chapter's controls: a sentence Dropdown (ten prompts, the example first) and the checkpoint, mid or final
+    assert_moves_in_place(draw, [{"sentence": 0, "checkpoint": "mid"}, {"sentence": 0, "checkpoint": "final"},
+                                 {"sentence": longest, "checkpoint": "final"},
+                                 {"sentence": shortest, "checkpoint": "mid"},
+                                 {"sentence": 9, "checkpoint": "mid"}, {"sentence": 9, "checkpoint": "final"}])

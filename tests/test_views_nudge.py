@@ -6,8 +6,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from live_helpers import assert_moves_in_place
+from matplotlib.text import Annotation
+
 from byhand.gpt import GPTConfig, gpt_forward, init_gpt_params
-from byhand.views.nudge import nudge_curve, nudge_state, nudge_view, nudged_loss
+from byhand.toy_gpt import TOY_CONFIG, toy_batch, toy_loss_and_grads, toy_params
+from byhand.views.nudge import nudge_curve, nudge_state, nudge_view, nudged_loss, signed
 
 CONFIGS = {
     "untied": GPTConfig(vocab_size=7, context=4, d_model=8, n_heads=2, n_layers=1, d_ff=16, tie_weights=False),
@@ -144,7 +148,7 @@ def test_view_draws_two_labelled_panels():
     draw(fig, {"delta": 0.5})
     left, right = fig.axes
     assert left.get_xlabel() == "nudge Δ of W_out[2, 3]" and "nats" in left.get_ylabel()
-    assert left.get_legend().get_texts()[0].get_text().startswith("actual ΔL = ")  # the current values, in the legend
+    assert left.get_legend().get_texts()[0].get_text().startswith("actual ΔL = ")  # the current values beside it
     assert right.get_legend().get_texts()[0].get_text().startswith("gap ΔL − g·Δ = ")
     plt.close(fig)
 
@@ -155,3 +159,36 @@ def test_entries_are_labelled_as_python_indexes_them():
     nudge_view(params, BATCH, config, "ln_f.gamma", 4, span=0.5, n=3)(fig, {"delta": 0.1})
     assert fig.axes[0].get_xlabel() == "nudge Δ of ln_f.gamma[4]"  # counted from 0, as params["ln_f.gamma"][4]
     plt.close(fig)
+
+
+def test_the_values_sit_beside_the_legends():
+    params, config = setup()
+    fig = plt.figure(figsize=(7, 3), dpi=96)
+    nudge_view(params, BATCH, config, "W_out", (2, 3), span=1.0, n=7)(fig, {"delta": -0.5})
+    s = nudge_state(params, BATCH, config, "W_out", (2, 3), -0.5)
+    values = [t.get_text() for t in fig.findobj(Annotation)]
+    assert values == [signed(s.actual, 4), signed(s.predicted, 4), signed(s.gap, 5)]
+    assert signed(-0.25, 4) == "−0.2500" and "-" not in "".join(values)  # a true minus, as wide as "+"
+    from byhand.slider import layout_problems
+    assert layout_problems(fig) == []  # 9 pt text or more, the values clear of the legends and of each other
+    plt.close(fig)
+
+
+def chapter_entries():
+    """The weight each backward chapter nudges, chosen as the chapter chooses it, on the toy's own weights."""
+    _, grads, _ = toy_loss_and_grads(toy_params())
+
+    def largest(name):
+        return tuple(int(i) for i in np.unravel_index(np.abs(grads[name]).argmax(), grads[name].shape))
+
+    return {20: ("W_out", largest("W_out")), 21: ("block0.ffn.W_1", (0, 0)),
+            22: ("block0.attn.W_k", largest("block0.attn.W_k")), 23: ("E", largest("E"))}
+
+
+@pytest.mark.parametrize("chapter", [20, 21, 22, 23])
+def test_the_live_widget_moves_markers_and_values_in_place(chapter):
+    name, index = chapter_entries()[chapter]
+    draw = nudge_view(toy_params(), toy_batch(), TOY_CONFIG, name, index, span=2.0)  # as each chapter builds it
+    # the chapters' slider: Δ from -2 to 2 in steps of 0.05, default 0.25
+    assert_moves_in_place(draw, [{"delta": 0.25}, {"delta": -2.0}, {"delta": -0.05}, {"delta": 0.0},
+                                 {"delta": 1.35}, {"delta": 2.0}])

@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from live_helpers import assert_moves_in_place
 
-from byhand.views.smoothing import smoothing_state, smoothing_view
+from byhand.views.smoothing import loss_range, smoothing_state, smoothing_view
 
 Z = np.array([1.0, 0.0, -1.0, 0.0])
 
@@ -61,3 +62,32 @@ def test_the_view_draws_three_labelled_panels():
     from byhand.slider import layout_problems
     assert layout_problems(fig) == []
     plt.close(fig)
+
+
+TOKENS = ["<bos>", "i", "am", "<eos>"]  # the chapter's target vocabulary; Z and target 2 ("am") are its logits
+
+
+def test_the_loss_range_holds_every_setting_of_the_widget():
+    lo, hi = loss_range(Z, 2, (-4.0, 4.0))
+    seen = [smoothing_state(Z, 2, eps, j, d).loss_curve for eps in (0.0, 0.5) for j in range(4)
+            for d in np.arange(-4.0, 4.01, 0.25)]
+    assert lo == pytest.approx(min(c.min() for c in seen), abs=1e-9)
+    assert hi == pytest.approx(max(c.max() for c in seen), abs=1e-9)
+    # the chapter's static slider nudges "am" up to 6, past the widget: its line stays inside the panel
+    fig = plt.figure(figsize=(7, 3), dpi=96)
+    draw = smoothing_view(Z, 2, TOKENS)
+    for d in np.arange(0.0, 6.01, 0.75):
+        fig.clear()
+        draw(fig, {"eps": 0.1, "j": 2, "delta": d})
+        bottom, top = fig.axes[2].get_ylim()
+        line = fig.axes[2].get_lines()[0].get_ydata()
+        assert bottom < line.min() and line.max() < top
+    plt.close(fig)
+
+
+def test_the_live_widget_moves_bars_line_and_titles_in_place():
+    draw = smoothing_view(Z, 2, TOKENS)
+    # the chapter's controls: ε from 0 to 0.5, the nudged logit j (any token), Δ from -4 to 4; default (0.1, am, 0)
+    assert_moves_in_place(draw, [{"eps": 0.1, "j": 2, "delta": 0.0}, {"eps": 0.0, "j": 2, "delta": 0.0},
+                                 {"eps": 0.5, "j": 2, "delta": 4.0}, {"eps": 0.5, "j": 0, "delta": 4.0},
+                                 {"eps": 0.25, "j": 1, "delta": -4.0}, {"eps": 0.0, "j": 3, "delta": 2.5}])

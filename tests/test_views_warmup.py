@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from live_helpers import assert_moves_in_place
 
-from byhand.views.warmup import warmup_state, warmup_view
+from byhand.views.warmup import warmup_limits, warmup_state, warmup_view
 
 
 @given(st.integers(1, 20000))
@@ -42,3 +43,34 @@ def test_the_view_draws_two_labelled_panels():
     from byhand.slider import layout_problems
     assert layout_problems(fig) == []  # 9 pt text or more, the legend off the data
     plt.close(fig)
+
+
+def test_the_limits_hold_every_setting_of_the_chapter():
+    (lo, hi), top = warmup_limits(20000, (64, 1024), (500, 8000))
+    assert lo == pytest.approx(1024**-0.5 * 8000**-1.5)  # step 1 of the widest model with the longest warm-up
+    assert hi == pytest.approx((64 * 500) ** -0.5)  # the peak of the narrowest model with the shortest warm-up
+    assert top == pytest.approx(warmup_state(20000, 64, 500).travelled_t)
+    draw = warmup_view()
+    frames = set()
+    for setting in ({"t": 1, "d_model": 512, "warmup": 4000}, {"t": 20000, "d_model": 64, "warmup": 500},
+                    {"t": 7, "d_model": 1024, "warmup": 8000}):
+        fig = plt.figure(figsize=(7, 3), dpi=96)
+        draw(fig, setting)
+        left, right = fig.axes
+        frames.add((left.get_xlim(), left.get_ylim(), right.get_xlim(), right.get_ylim()))
+        s = warmup_state(setting["t"], setting["d_model"], setting["warmup"])
+        assert left.get_ylim()[0] < s.lr.min() and s.lr.max() < left.get_ylim()[1]
+        assert right.get_ylim()[0] < 0 and s.travelled[-1] < right.get_ylim()[1]
+        assert left.get_xscale() == "log" and left.get_yscale() == "log"  # the ramp and the decay: two lines
+        plt.close(fig)
+    assert len(frames) == 1
+
+
+def test_the_live_widget_moves_curves_marks_and_legend_in_place():
+    draw = warmup_view()
+    # the chapter's controls: t from 1 to 20000, d_model in 64 … 1024, warmup from 500 to 8000; default (1, 512, 4000)
+    assert_moves_in_place(draw, [{"t": 1, "d_model": 512, "warmup": 4000}, {"t": 4000, "d_model": 512, "warmup": 4000},
+                                 {"t": 20000, "d_model": 512, "warmup": 4000},
+                                 {"t": 20000, "d_model": 64, "warmup": 4000},
+                                 {"t": 250, "d_model": 1024, "warmup": 500},
+                                 {"t": 1, "d_model": 1024, "warmup": 8000}])

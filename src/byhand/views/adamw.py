@@ -8,7 +8,8 @@ At the first step (t = 1, from zero moments) AdamW moves every weight by
 so the learning rate alone sets how far every weight moves. Without bias correction, m = (1 − β1) g and
 v = (1 − β2) g², and the step is (1 − β1) / sqrt(1 − β2) ≈ 3.16 times larger. ``adamw_state`` is the widget
 callback (one step and one forward pass, a few ms); ``adamw_curve`` sweeps the learning rate once for the figure;
-``adamw_view`` returns ``draw(fig, setting)`` with ``setting = {"log10_lr": x, "bias_correction": bool}``.
+``adamw_view`` returns ``draw(fig, setting)`` with ``setting = {"log10_lr": x, "bias_correction": bool}``. A move of
+the widget redraws only the marked rate, the bars, their values and the titles (``byhand.live``).
 """
 from __future__ import annotations
 
@@ -91,35 +92,77 @@ def adamw_curve(params: dict, grads: dict, batch, config: GPTConfig, opt: AdamWC
     return AdamWCurve(lrs, np.array(corrected), np.array(uncorrected))
 
 
-def draw_adamw(fig, state: AdamWState, curve: AdamWCurve) -> None:
-    """Left: loss after one step against lr (log axis). Right: the loss before, after, and the straight-line guess."""
+def draw_adamw(fig, state: AdamWState, curve: AdamWCurve):
+    """Left: loss after one step against lr (log axis). Right: the loss before, after, and the straight-line guess.
+
+    Both panels' vertical range is fixed by the loss before the step, which no control changes: 0 to twice it on the
+    left, minus it to twice it on the right (a diverging step, or a straight line that predicts a negative loss,
+    runs off the panel; each bar carries its value, so a cut bar still shows its number). Returns
+    ``update(state)``, which moves the line at lr, the dot, the three bars, their values and both titles to another
+    setting and returns those artists (``byhand.live`` redraws only them).
+    """
     ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 2]})
     ax.semilogx(curve.lrs, curve.corrected, color="tab:blue", lw=1.8, label="with bias correction")
     ax.semilogx(curve.lrs, curve.uncorrected, color="tab:red", lw=1.2, ls="--", label="without")
+    ax.autoscale_view()  # the learning rates of the sweep fix the horizontal range
+    ax.set_autoscale_on(False)
     ax.axhline(state.loss_before, color="gray", lw=0.8, ls=":", label="before the step")
-    ax.axvline(state.lr, color="gray", lw=0.8)
-    ax.plot([state.lr], [state.loss_after], "o", color="tab:red" if not state.bias_correction else "tab:blue")
     ax.set_xlabel("learning rate lr")
     ax.set_ylabel("loss after one step (nats)")
     ax.set_ylim(0.0, 2.0 * state.loss_before)  # a diverging step would squash the interesting part of the curve
-    ax.set_title(f"lr = {state.lr:.3g}: loss {state.loss_before:.4f} → {state.loss_after:.4f}", fontsize=9)
+    title = ax.set_title("", fontsize=9)
     ax.legend(loc="upper left", fontsize=9, frameon=False)
+    at = ax.axvline(state.lr, color="gray", lw=0.8)
+    (dot,) = ax.plot([state.lr], [state.loss_after], "o")
     labels = ["before", "after", "straight line\nL + Σ g·Δθ"]
-    values = [state.loss_before, state.loss_after, state.predicted]
-    ax2.bar(labels, values, color=["tab:gray", "tab:blue", "tab:orange"])
-    ax2.axhline(0, color="black", lw=0.6)
+    bars = ax2.bar(labels, [state.loss_before] * 3, color=["tab:gray", "tab:blue", "tab:orange"])
+    lo, hi = -state.loss_before, 2.0 * state.loss_before
+    ax2.set_ylim(lo, hi)
+    ax2.axhline(0, color="black", lw=0.6, zorder=0.5)  # under the bars, as in a moved frame
     ax2.set_ylabel("loss (nats)")
-    ax2.set_title(f"largest move of a weight: {state.max_move:.3g}", fontsize=9)
+    title2 = ax2.set_title("", fontsize=9)
     ax2.tick_params(axis="x", labelsize=9)
+    values = [ax2.text(k, 0.0, "", ha="center", fontsize=9) for k in range(3)]
     fig.subplots_adjust(left=0.1, right=0.98, bottom=0.2, top=0.88, wspace=0.35)
+    margin, room = 0.02 * (hi - lo), 0.12 * (hi - lo)  # room: a value's height above a bar
+
+    def update(new: AdamWState) -> list:
+        at.set_xdata([new.lr, new.lr])
+        dot.set_data([new.lr], [new.loss_after])
+        dot.set_color("tab:blue" if new.bias_correction else "tab:red")
+        title.set_text(f"lr = {new.lr:.3g}: loss {new.loss_before:.4f} → {new.loss_after:.4f}")
+        for bar, text, v in zip(bars, values, (new.loss_before, new.loss_after, new.predicted)):
+            bar.set_height(v)
+            if v < 0:  # a falling bar: its value just above the zero line
+                y, va, color = margin, "bottom", "black"
+            elif v > hi - room:  # a bar that reaches the top, or runs off it: the value inside, at its end, in white
+                y, va, color = min(v, hi) - margin, "top", "white"
+            else:  # above the bar
+                y, va, color = v + margin, "bottom", "black"
+            text.set_position((bar.get_x() + bar.get_width() / 2, y))
+            text.set_verticalalignment(va)
+            text.set_color(color)
+            text.set_text(f"{v:.3f}".replace("-", "−"))
+        title2.set_text(f"largest move of a weight: {new.max_move:.3g}")
+        return [at, dot, title, *bars, *values, title2]
+
+    update(state)
+    return update
 
 
 def adamw_view(params: dict, grads: dict, batch, config: GPTConfig, opt: AdamWConfig, lrs):
-    """Return ``draw(fig, setting)``; the sweep over ``lrs`` is computed once, here."""
+    """Return ``draw(fig, setting)``; the sweep over ``lrs`` is computed once, here.
+
+    ``lrs`` should span the widget's learning rates (the chapter sweeps 1e-4 … 1, the slider's range): the
+    horizontal axis is the sweep's. ``draw`` returns ``update(setting)`` for ``byhand.live``.
+    """
     curve = adamw_curve(params, grads, batch, config, opt, lrs)
 
-    def draw(fig, setting: dict) -> None:
-        lr = 10.0 ** setting["log10_lr"]
-        draw_adamw(fig, adamw_state(params, grads, batch, config, opt, lr, setting["bias_correction"]), curve)
+    def state(setting: dict) -> AdamWState:
+        return adamw_state(params, grads, batch, config, opt, 10.0 ** setting["log10_lr"], setting["bias_correction"])
+
+    def draw(fig, setting: dict):
+        update = draw_adamw(fig, state(setting), curve)
+        return lambda new: update(state(new))
 
     return draw

@@ -8,7 +8,9 @@ For one entry θ of one parameter, with g = ∂L/∂θ from the hand-written bac
 and both also carry a round-off error of about ε_machine |L| / h, which grows as h shrinks. So the error of each is
 V-shaped in h on a log-log plot; the central difference reaches the lower floor, near h ≈ 1e-5 .. 1e-6 in float64.
 ``fd_state`` is the widget callback (three forward passes and one backward, a few ms); ``fd_curve`` sweeps h once
-for the figure; ``fd_view`` returns ``draw(fig, setting)`` with ``setting = {"log10_h": ...}``.
+for the figure; ``fd_view`` returns ``draw(fig, setting)`` with ``setting = {"log10_h": ...}``. A move of the widget
+redraws only the markers, the line at h and the title (``byhand.live``); the title shows an error at rounding-noise
+level as a bound (``error_text``).
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..bounds import below
 from ..gpt import GPTConfig, gpt_loss_and_grads
 from .nudge import entry_index, entry_label, nudged_loss
 
@@ -32,6 +35,7 @@ class FDState:
     central: float  # (L(θ + h) − L(θ − h)) / (2h)
     forward_err: float  # |forward − g|
     central_err: float  # |central − g|
+    loss: float  # L(θ), whose last digits set the round-off of both differences
 
 
 def _differences(params, batch, config, idx_name, idx, loss, h):
@@ -50,7 +54,7 @@ def fd_state(params: dict, batch, config: GPTConfig, name: str, index, h: float)
     loss, grads, _ = gpt_loss_and_grads(params, batch, config)
     grad = float(grads[name][idx])
     forward, central = _differences(params, batch, config, name, idx, loss, h)
-    return FDState(name, idx, h, grad, forward, central, abs(forward - grad), abs(central - grad))
+    return FDState(name, idx, h, grad, forward, central, abs(forward - grad), abs(central - grad), float(loss))
 
 
 @dataclass(frozen=True)
@@ -74,30 +78,79 @@ def fd_curve(params: dict, batch, config: GPTConfig, name: str, index, hs) -> FD
     return FDCurve(hs, np.abs(pairs[:, 0] - grad), np.abs(pairs[:, 1] - grad))
 
 
-def draw_fd(fig, state: FDState, curve: FDCurve) -> None:
-    """Log-log errors of both differences against h, with the current h marked."""
+def round_off(h: float, loss: float) -> float:
+    """The round-off of a difference quotient at step ``h``: one ulp-sized error of L divided by h, ε |L| / h."""
+    return float(np.finfo(np.float64).eps) * max(abs(loss), 1.0) / h
+
+
+def one_digit(x: float) -> str:
+    """``x`` to one significant digit, written as the book writes steps: ``3e-7``, ``1e-6``."""
+    mantissa, exponent = f"{x:.0e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
+
+
+def error_text(err: float, h: float, loss: float) -> str:
+    """An error of a finite difference as the figure prints it: its digit when it is reproducible, else a bound.
+
+    Where the error exceeds 1000 times the round-off ``round_off(h, loss)``, it is truncation error, the same on
+    every machine to well under 1 %: printed to one significant digit. Below that its digits are rounding noise,
+    which differ between CPUs: printed as a power of ten 10 to 100 times above it (``byhand.bounds.below``).
+    """
+    if err > 1000.0 * round_off(h, loss):
+        return one_digit(err)
+    return str(below(err, 10.0 ** (np.floor(np.log10(max(err, 1e-300))) + 2), "finite-difference error"))
+
+
+def draw_fd(fig, state: FDState, curve: FDCurve):
+    """Log-log errors of both differences against h, with the current h marked and its errors in the title.
+
+    Returns ``update(state)``, which moves the dotted line at h, the two markers and the title to another h of the
+    same weight and returns those artists (``byhand.live`` redraws only them). The swept curves fix the limits
+    before anything moving is placed, so the axes stay still. The title prints an error at rounding-noise level as
+    a bound (``error_text``), never its noise digits.
+    """
     ax = fig.subplots()
     floor = 1e-17  # an exact zero error would vanish from a log plot; show it at the floor instead
     ax.loglog(curve.hs, np.maximum(curve.forward_err, floor), "o-", ms=3, color="tab:orange",
               label="forward difference")
     ax.loglog(curve.hs, np.maximum(curve.central_err, floor), "o-", ms=3, color="tab:blue",
               label="central difference")
-    ax.axvline(state.h, color="gray", lw=0.8, ls=":")
-    ax.plot([state.h], [max(state.forward_err, floor)], "s", color="tab:orange")
-    ax.plot([state.h], [max(state.central_err, floor)], "o", ms=7, color="tab:blue")
+    ax.autoscale_view()  # fixed by the sweep: a marker at any h of the sweep lies on its curve
+    ax.set_autoscale_on(False)
     ax.set_xlabel(f"step h (nudge of {entry_label(state.name, state.index)})")
     ax.set_ylabel("|difference − analytic gradient|")
-    ax.set_title(f"h = {state.h:.0e}: forward error {state.forward_err:.1e}, central error {state.central_err:.1e}",
-                 fontsize=9)
+    title = ax.set_title("", fontsize=9)
     ax.legend(loc="lower left", fontsize=9, frameon=False)
+    at = ax.axvline(state.h, color="gray", lw=0.8, ls=":")
+    (mark_forward,) = ax.plot([state.h], [max(state.forward_err, floor)], "s", color="tab:orange")
+    (mark_central,) = ax.plot([state.h], [max(state.central_err, floor)], "o", ms=7, color="tab:blue")
     fig.subplots_adjust(left=0.14, right=0.97, bottom=0.17, top=0.88)
+
+    def update(new: FDState) -> list:
+        at.set_xdata([new.h, new.h])
+        mark_forward.set_data([new.h], [max(new.forward_err, floor)])
+        mark_central.set_data([new.h], [max(new.central_err, floor)])
+        title.set_text(f"h = {one_digit(new.h)}: forward error {error_text(new.forward_err, new.h, new.loss)}, "
+                       f"central error {error_text(new.central_err, new.h, new.loss)}")
+        return [at, mark_forward, mark_central, title]
+
+    update(state)
+    return update
 
 
 def fd_view(params: dict, batch, config: GPTConfig, name: str, index, hs):
-    """Return ``draw(fig, setting)`` with ``setting = {"log10_h": x}`` (h = 10**x); the sweep over ``hs`` is done once."""
+    """Return ``draw(fig, setting)`` with ``setting = {"log10_h": x}`` (h = 10**x); the sweep over ``hs`` is done once.
+
+    The limits are those of the sweep (the chapter's slider moves h over the same steps), so a drag moves the
+    markers and not the axes. ``draw`` returns ``update(setting)`` for ``byhand.live``.
+    """
     curve = fd_curve(params, batch, config, name, index, hs)
 
-    def draw(fig, setting: dict) -> None:
-        draw_fd(fig, fd_state(params, batch, config, name, index, 10.0 ** setting["log10_h"]), curve)
+    def state(setting: dict) -> FDState:
+        return fd_state(params, batch, config, name, index, 10.0 ** setting["log10_h"])
+
+    def draw(fig, setting: dict):
+        update = draw_fd(fig, state(setting), curve)
+        return lambda new: update(state(new))
 
     return draw

@@ -7,7 +7,8 @@ For each sentence b the model reads the prompt (it ends with the final "to", at 
 
 ``run_sentences`` does the forward pass once for a list of sentences and one checkpoint (the slow part);
 ``inside_state`` is the widget callback and only picks one sentence's numbers (microseconds);
-``draw_inside`` draws the attention row as bars, the IO name in blue and the S name in red.
+``draw_inside`` draws the attention row as bars, the IO name in blue and the S name in red; a move of the widget
+redraws only the bars, the words and the title, on axes made for the longest sentence (``byhand.live``).
 """
 from __future__ import annotations
 
@@ -91,27 +92,69 @@ def inside_state(runs: dict, checkpoint: str, index: int) -> InsideState:
                        run.top[index], run.layer, run.head)
 
 
-def draw_inside(fig, state: InsideState) -> None:
-    """The head's attention row as one bar per token: IO blue, S red, the rest grey; P(IO) in the title."""
+def draw_inside(fig, state: InsideState, n_max: int | None = None):
+    """The head's attention row as one bar per token: IO blue, S red, the rest grey; P(IO) in the title.
+
+    The axes have room for ``n_max`` tokens (the longest prompt a widget can show; default this prompt's length),
+    so that choosing another sentence moves the bars, the words under them and the title, never the axes. Returns
+    ``update(state)``, which does that move and returns those artists (``byhand.live`` redraws only them); the
+    positions past the prompt's end keep a hidden bar and an empty word.
+    """
+    from matplotlib.transforms import ScaledTranslation
+
+    n_max = len(state.words) if n_max is None else n_max
+    if n_max < len(state.words):
+        raise ValueError(f"n_max = {n_max} is shorter than the prompt's {len(state.words)} tokens")
     ax = fig.subplots()
-    n = len(state.words)
-    colors = np.full(n, "tab:gray", dtype=object)
-    colors[list(state.io_pos)] = "tab:blue"
-    colors[list(state.s_pos)] = "tab:red"
-    ax.bar(np.arange(n), state.attn, color=colors)
-    ax.set_xticks(np.arange(n))
-    ax.set_xticklabels(state.words, rotation=60, ha="right", rotation_mode="anchor", fontsize=9)
+    x = np.arange(n_max)
+    bars = ax.bar(x, np.zeros(n_max))
+    ax.set_xlim(-0.6, n_max - 0.4)
+    ax.set_xticks([])  # the words are moving texts: a tick label would be still
     ax.tick_params(axis="y", labelsize=9)
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("attention from the final “to”", fontsize=9)
-    ax.set_title(f"{state.label} checkpoint, head {state.layer}.{state.head}: on IO {state.attn_io:.2f}, "
-                 f"on S {state.attn_s:.2f}\nP(IO) = {state.p_io:.3f}, top word “{state.top}”", fontsize=9)
+    title = ax.set_title("", fontsize=9)
+    under = ax.get_xaxis_transform() + ScaledTranslation(0, -3.5 / 72, fig.dpi_scale_trans)  # a tick label's place
+    words = [ax.text(k, 0, "", transform=under, rotation=60, ha="right", va="top", rotation_mode="anchor",
+                     fontsize=9) for k in x]
     fig.subplots_adjust(left=0.09, right=0.98, bottom=0.3, top=0.85)
+
+    def update(new: InsideState) -> list:
+        n = len(new.words)
+        if n > n_max:
+            raise ValueError(f"the prompt has {n} tokens; the axes were made for {n_max}")
+        colors = np.full(n, "tab:gray", dtype=object)
+        colors[list(new.io_pos)] = "tab:blue"
+        colors[list(new.s_pos)] = "tab:red"
+        for k, (bar, word) in enumerate(zip(bars, words)):
+            shown = k < n
+            bar.set_visible(shown)
+            word.set_visible(shown)
+            if shown:
+                bar.set_height(new.attn[k])
+                bar.set_color(colors[k])
+                word.set_text(new.words[k])
+        title.set_text(f"{new.label} checkpoint, head {new.layer}.{new.head}: on IO {new.attn_io:.2f}, "
+                       f"on S {new.attn_s:.2f}\nP(IO) = {new.p_io:.3f}, top word “{new.top}”")
+        return [*bars, *words, title]
+
+    update(state)
+    return update
 
 
 def inside_view(runs: dict):
-    """Return ``draw(fig, setting)``; ``setting`` has keys "sentence" (an index) and "checkpoint" (a key of runs)."""
-    def draw(fig, setting: dict) -> None:
-        draw_inside(fig, inside_state(runs, setting["checkpoint"], setting["sentence"]))
+    """Return ``draw(fig, setting)``; ``setting`` has keys "sentence" (an index) and "checkpoint" (a key of runs).
+
+    The axes hold the longest prompt of every run, so that no choice of sentence or checkpoint moves them.
+    ``draw`` returns ``update(setting)`` for ``byhand.live``.
+    """
+    n_max = max(len(w) for run in runs.values() for w in run.words)
+
+    def state(setting: dict) -> InsideState:
+        return inside_state(runs, setting["checkpoint"], setting["sentence"])
+
+    def draw(fig, setting: dict):
+        update = draw_inside(fig, state(setting), n_max)
+        return lambda new: update(state(new))
 
     return draw

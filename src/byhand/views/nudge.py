@@ -10,7 +10,8 @@ with g = ∂L/∂θ from the hand-written backward,
 
 For small Δ the two agree; as Δ grows the curvature term parts them. ``nudge_state`` is the widget
 callback (pure, one forward and backward plus one forward, a few ms); ``nudge_curve`` sweeps Δ once for
-the figure; ``nudge_view`` returns ``draw(fig, setting)`` for the figure, the widget and the static slider.
+the figure; ``nudge_view`` returns ``draw(fig, setting)`` for the figure, the widget and the static slider. A move
+of the widget redraws only the markers, the line at Δ and the values beside the legends (``byhand.live``).
 """
 from __future__ import annotations
 
@@ -117,41 +118,86 @@ def entry_label(name: str, index: tuple[int, ...]) -> str:
     return f"{name}[{', '.join(str(int(i)) for i in index)}]"
 
 
-def draw_nudge(fig, state: NudgeState, curve: NudgeCurve) -> None:
+def signed(x: float, decimals: int) -> str:
+    """``x`` with its sign always written, ``+`` or a true minus ``−`` (the two are equally wide, so a column of
+    values does not jitter when the sign flips)."""
+    return f"{x:+.{decimals}f}".replace("-", "−")
+
+
+def legend_values(ax, legend, rows: int):
+    """Moving texts, one per legend entry in ``range(rows)``, in a column just right of ``legend``.
+
+    A legend whose labels carry the current values would be redrawn whole on every move, its static labels too;
+    the values are cheaper as separate texts. Each sits level with its entry's label (``xycoords`` pairs the
+    legend's right edge with the bottom of the label's box) and is drawn after the legend (higher zorder), so the label
+    is placed before it is read. Build the legend with ``borderpad=0``: its box then ends where the values start.
+    """
+    labels = legend.get_texts()
+    return [ax.annotate("", xy=(1.0, 0.0), xycoords=(legend, labels[k]), va="bottom", ha="left", fontsize=9,
+                        zorder=legend.get_zorder() + 1, annotation_clip=False) for k in range(rows)]
+
+
+def draw_nudge(fig, state: NudgeState, curve: NudgeCurve):
     """Left: actual ΔL and g·Δ against Δ, the current Δ marked. Right: their gap against Δ, with ½ c Δ².
 
-    Each panel's legend sits above it, outside the data, and carries the current values; every text is 9 pt or more.
+    Each panel's legend sits above it, outside the data, with the current values beside it; every text is 9 pt or
+    more. Returns ``update(state)``, which moves the dotted line at Δ, the three markers and the values to another Δ
+    of the same weight and returns those artists (``byhand.live`` redraws only them). The curves do not depend on Δ
+    and fix the limits before anything moving is placed, so the axes stay still over the sweep.
     """
     ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 2]})
-    ax.plot(curve.deltas, curve.actual, color="tab:blue", lw=1.8, label=f"actual ΔL = {state.actual:+.4f}")
-    ax.plot(curve.deltas, curve.predicted, color="tab:orange", lw=1.4, ls="--",
-            label=f"prediction g·Δ = {state.predicted:+.4f}")
-    ax.axvline(state.delta, color="gray", lw=0.8, ls=":")
-    ax.plot([state.delta], [state.actual], "o", color="tab:blue")
-    ax.plot([state.delta], [state.predicted], "s", color="tab:orange")
-    ax.axhline(0, color="gray", lw=0.6)
+    ax.plot(curve.deltas, curve.actual, color="tab:blue", lw=1.8, label="actual ΔL = ")
+    ax.plot(curve.deltas, curve.predicted, color="tab:orange", lw=1.4, ls="--", label="prediction g·Δ = ")
+    ax.axhline(0, color="gray", lw=0.6, zorder=1)
     ax.set_xlabel(f"nudge Δ of {entry_label(state.name, state.index)}")
     ax.set_ylabel("change of the loss (nats)")
     gap = curve.actual - curve.predicted  # (n,)
-    ax2.plot(curve.deltas, gap, color="tab:purple", lw=1.8, label=f"gap ΔL − g·Δ = {state.gap:+.5f}")
-    ax2.plot(curve.deltas, 0.5 * curve.curvature * curve.deltas**2, color="black", lw=1.0, ls=":",
-             label="½ c Δ²")
-    ax2.plot([state.delta], [state.gap], "o", color="tab:purple")
-    ax2.axhline(0, color="gray", lw=0.6)
+    ax2.plot(curve.deltas, gap, color="tab:purple", lw=1.8, label="gap ΔL − g·Δ = ")
+    ax2.plot(curve.deltas, 0.5 * curve.curvature * curve.deltas**2, color="black", lw=1.0, ls=":", label="½ c Δ²")
+    ax2.axhline(0, color="gray", lw=0.6, zorder=1)
     ax2.set_xlabel("nudge Δ")
     ax2.set_ylabel("gap (nats)")
-    for a in (ax, ax2):
-        a.legend(fontsize=9, frameon=False, loc="lower left", bbox_to_anchor=(-0.02, 1.0), ncol=1,
-                 handlelength=1.8, handletextpad=0.4, borderaxespad=0.2)
+    values = []
+    for a, rows in ((ax, 2), (ax2, 1)):
+        a.autoscale_view()  # fixed by the swept curves alone: the markers of any Δ in the sweep lie on them
+        a.set_autoscale_on(False)
+        legend = a.legend(fontsize=9, frameon=False, loc="lower left", bbox_to_anchor=(-0.02, 1.0), ncol=1,
+                          handlelength=1.8, handletextpad=0.4, borderpad=0.0, borderaxespad=0.6)
+        values += legend_values(a, legend, rows)
         a.tick_params(labelsize=9)
+    at = ax.axvline(state.delta, color="gray", lw=0.8, ls=":")
+    (mark_actual,) = ax.plot([state.delta], [state.actual], "o", color="tab:blue")
+    (mark_predicted,) = ax.plot([state.delta], [state.predicted], "s", color="tab:orange")
+    (mark_gap,) = ax2.plot([state.delta], [state.gap], "o", color="tab:purple")
     fig.subplots_adjust(left=0.1, right=0.98, bottom=0.17, top=0.76, wspace=0.42)
+
+    def update(new: NudgeState) -> list:
+        at.set_xdata([new.delta, new.delta])
+        mark_actual.set_data([new.delta], [new.actual])
+        mark_predicted.set_data([new.delta], [new.predicted])
+        mark_gap.set_data([new.delta], [new.gap])
+        values[0].set_text(signed(new.actual, 4))
+        values[1].set_text(signed(new.predicted, 4))
+        values[2].set_text(signed(new.gap, 5))
+        return [at, mark_actual, mark_predicted, mark_gap, *values]
+
+    update(state)
+    return update
 
 
 def nudge_view(params: dict, batch, config: GPTConfig, name: str, index, span: float, n: int = 41):
-    """Return ``draw(fig, setting)`` with ``setting = {"delta": Δ}``; the Δ sweep is computed once, here."""
+    """Return ``draw(fig, setting)`` with ``setting = {"delta": Δ}``; the Δ sweep is computed once, here.
+
+    The limits are those of the sweep over [−span, span] (the chapters' sliders reach the same range), so a drag
+    moves the markers and not the axes. ``draw`` returns ``update(setting)`` for ``byhand.live``.
+    """
     curve = nudge_curve(params, batch, config, name, index, span, n)
 
-    def draw(fig, setting: dict) -> None:
-        draw_nudge(fig, nudge_state(params, batch, config, name, index, setting["delta"]), curve)
+    def state(setting: dict) -> NudgeState:
+        return nudge_state(params, batch, config, name, index, setting["delta"])
+
+    def draw(fig, setting: dict):
+        update = draw_nudge(fig, state(setting), curve)
+        return lambda new: update(state(new))
 
     return draw

@@ -1,7 +1,8 @@
 """The view behind Part III, "Output, softmax and label smoothing": nudge a logit or epsilon, watch q, p - q, the loss.
 
 ``smoothing_state`` is the widget callback (pure, microseconds): it adds Δ to one logit, smooths the
-one-hot target with ε and returns p, q, p - q and the loss; ``draw_smoothing`` draws it. Equations:
+one-hot target with ε and returns p, q, p - q and the loss; ``draw_smoothing`` draws it, and a move of the widget
+redraws only the bars, the loss line and the numbers (``byhand.live``). Equations:
 
     p = softmax(z),   q = (1 - ε) onehot(target) + ε / V,   L = -Σ q_i log p_i,   dL/dz = p - q.
 """
@@ -54,41 +55,97 @@ def smoothing_state(logits, target: int, eps: float = 0.1, j: int = 0, delta: fl
     return SmoothingState(z, p, q, p - q, float(-(q * logp).sum()), eps, j, delta, target, eps_grid, loss_curve)
 
 
-def draw_smoothing(fig, state: SmoothingState, tokens) -> None:
+def draw_smoothing(fig, state: SmoothingState, tokens, loss_limits: tuple[float, float] | None = None):
     """Left: p and q per token. Middle: p - q. Right: the loss against ε, with the current ε marked.
 
     No legend: the left panel's title names the colours, so nothing covers the bars (text is 9 pt or more).
+    Returns ``update(state)``, which moves the bars, the loss line, its dot and the two titles with numbers to
+    another state of the same logits and returns those artists (``byhand.live`` redraws only them). The right
+    panel's vertical range is ``loss_limits`` when given (a widget passes ``loss_range``, the range of every
+    setting, so the axes stay still); else it fits this state's line.
     """
     ax, ax2, ax3 = fig.subplots(1, 3, gridspec_kw={"width_ratios": [1.3, 1.1, 1.0]})
     x = np.arange(len(tokens))
-    ax.bar(x - 0.2, state.p, width=0.4, color="tab:blue")
-    ax.bar(x + 0.2, state.q, width=0.4, color="tab:orange")
+    p_bars = ax.bar(x - 0.2, state.p, width=0.4, color="tab:blue")
+    q_bars = ax.bar(x + 0.2, state.q, width=0.4, color="tab:orange")
     ax.set_xticks(x, tokens)
     ax.set_ylim(0, 1)
     ax.set_ylabel("probability")
     ax.set_title("p (blue), q (orange)", fontsize=9)
-    colors = np.where(state.grad >= 0, "tab:blue", "tab:red")
-    ax2.bar(x, state.grad, color=colors)
-    ax2.axhline(0, color="gray", lw=0.6)
+    grad_bars = ax2.bar(x, state.grad)
+    ax2.axhline(0, color="gray", lw=0.6, zorder=0.5)  # under the bars, as in a moved frame
     ax2.set_xticks(x, tokens)
     ax2.set_ylim(-1, 1)
     ax2.set_ylabel(r"$\partial L / \partial z = p - q$")
-    total = round(float(state.grad.sum()), 6) + 0.0  # 0 up to round-off; + 0.0 turns -0.0 into 0.0
-    ax2.set_title(f"entries sum to {total:.4f}", fontsize=9)
-    ax3.plot(state.eps_grid, state.loss_curve, color="tab:gray", lw=1.2)
-    ax3.plot([state.eps], [state.loss], "o", color="black")
+    title2 = ax2.set_title("", fontsize=9)
+    (line,) = ax3.plot(state.eps_grid, state.loss_curve, color="tab:gray", lw=1.2)
+    ax3.autoscale_view()  # ε from 0 to 0.5, the grid of every state
+    ax3.set_autoscale_on(False)
+    curve_span = (float(state.loss_curve.min()), float(state.loss_curve.max()))
+    lo, hi = loss_limits if loss_limits is not None else curve_span
+    pad = 0.05 * max(hi - lo, 1e-3)
+    ax3.set_ylim(lo - pad, hi + pad)
+    (dot,) = ax3.plot([state.eps], [state.loss], "o", color="black")
     ax3.set_xlabel("label smoothing ε")
     ax3.set_ylabel("loss (nats)")
-    ax3.set_title(f"loss = {state.loss:.4f}", fontsize=9)
+    title3 = ax3.set_title("", fontsize=9)
     for a in (ax, ax2, ax3):
         a.tick_params(labelsize=9)
     fig.subplots_adjust(left=0.09, right=0.98, bottom=0.17, top=0.88, wspace=0.6)
 
+    def update(new: SmoothingState) -> list:
+        for bar, g in zip(grad_bars, new.grad):
+            bar.set_height(g)
+            bar.set_color("tab:blue" if g >= 0 else "tab:red")
+        for bar, p in zip(p_bars, new.p):
+            bar.set_height(p)
+        for bar, q in zip(q_bars, new.q):
+            bar.set_height(q)
+        total = round(float(new.grad.sum()), 6) + 0.0  # 0 up to round-off; + 0.0 turns -0.0 into 0.0
+        title2.set_text(f"entries sum to {total:.4f}")
+        line.set_ydata(new.loss_curve)
+        dot.set_data([new.eps], [new.loss])
+        title3.set_text(f"loss = {new.loss:.4f}")
+        return [*p_bars, *q_bars, *grad_bars, title2, line, dot, title3]
 
-def smoothing_view(logits, target: int, tokens):
-    """Return ``draw(fig, setting)`` for the widget and the static slider; ``setting`` has keys eps, j, delta."""
-    def draw(fig, setting: dict) -> None:
-        state = smoothing_state(logits, target, setting["eps"], setting["j"], setting["delta"])
-        draw_smoothing(fig, state, tokens)
+    update(state)
+    return update
+
+
+def loss_range(logits, target: int, delta_range: tuple[float, float], eps_max: float = 0.5,
+               n: int = 801) -> tuple[float, float]:
+    """The smallest and largest loss over every nudge Δ in ``delta_range`` of every logit and every ε in
+    [0, ``eps_max``]: the right panel's fixed range for a widget. The loss is a straight line in ε, so its ends
+    ε = 0 and ``eps_max`` bound it; Δ is sampled at ``n`` points (the chapters' sliders step it by 0.25)."""
+    z = as_float("logits", logits)
+    check_ndim("logits", z, (1,))
+    V = z.shape[0]
+    deltas = np.union1d(np.linspace(*delta_range, n), [0.0])  # (n',)
+    lows, highs = [], []
+    for j in range(V):
+        zs = np.repeat(z[None, :], len(deltas), axis=0)  # (n', V)
+        zs[:, j] += deltas
+        logp, _ = log_softmax_forward(zs)  # (n', V)
+        ends = [-(1 - e) * logp[:, target] - e / V * logp.sum(axis=1) for e in (0.0, eps_max)]  # 2 x (n',)
+        lows.append(min(float(np.min(v)) for v in ends))
+        highs.append(max(float(np.max(v)) for v in ends))
+    return min(lows), max(highs)
+
+
+def smoothing_view(logits, target: int, tokens, delta_range: tuple[float, float] = (-4.0, 4.0)):
+    """Return ``draw(fig, setting)`` for the widget and the static slider; ``setting`` has keys eps, j, delta.
+
+    The loss panel's range holds every setting with Δ in ``delta_range`` on any logit and ε in [0, 0.5] (the
+    widget's range), so that a drag moves the line and not the axes. A setting outside it still draws, its line cut
+    at the panel's edge if it leaves the range. ``draw`` returns ``update(setting)`` for ``byhand.live``.
+    """
+    span = loss_range(logits, target, delta_range)
+
+    def state(setting: dict) -> SmoothingState:
+        return smoothing_state(logits, target, setting["eps"], setting["j"], setting["delta"])
+
+    def draw(fig, setting: dict):
+        update = draw_smoothing(fig, state(setting), tokens, span)
+        return lambda new: update(state(new))
 
     return draw

@@ -3,7 +3,9 @@
 ``warmup_state`` is the widget callback (pure, well under a millisecond): the schedule
 lr(t) = d_model^-0.5 min(t^-0.5, t warmup^-1.5) over steps 1 .. t_max, its value at the chosen step, and
 the distance a weight travels by then if every Adam step moves it by lr (Adam's step is lr * sign(g)
-when the gradient never changes). ``draw_warmup`` draws the curve with steps 1, ``warmup`` and t marked.
+when the gradient never changes). ``draw_warmup`` draws the curve with steps 1, ``warmup`` and t marked, on
+log-log axes fixed for every setting of the controls; a move of the widget redraws only the curves, the marks, the
+legend and the title (``byhand.live``).
 """
 from __future__ import annotations
 
@@ -42,35 +44,83 @@ def warmup_state(t: int, d_model: int = 512, warmup: int = 4000, t_max: int = 20
                        warmup_lr(warmup, d_model, warmup), travelled, float(travelled[t - 1]))
 
 
-def draw_warmup(fig, state: WarmupState) -> None:
-    """Left: lr against the step, steps 1, warmup and t marked. Right: Σ lr up to each step.
+def draw_warmup(fig, state: WarmupState, limits: tuple[tuple[float, float], float] | None = None):
+    """Left: lr against the step on log-log axes, steps 1, warmup and t marked. Right: Σ lr up to each step.
 
-    The legend sits above the left panel, outside the data; every text is 9 pt or more.
+    On log-log axes the schedule is two straight lines, slope 1 (the linear ramp) and slope −1/2 (the 1/√t decay),
+    meeting at the warm-up step; d_model shifts both up or down. The legend sits above the left panel, outside the
+    data, and carries the current values; every text is 9 pt or more. ``limits`` is ``((lr_lo, lr_hi), sum_hi)``,
+    a range that holds every setting of a widget (``warmup_limits``), so that the axes stay still; without it the
+    axes fit this state. Returns ``update(state)``, which moves the curves, the marks, the line at the warm-up
+    step, the legend and the title to another state and returns those artists (``byhand.live`` redraws only them).
     """
+    if limits is None:
+        limits = ((float(state.lr.min()), float(state.lr.max())), float(state.travelled[-1]))
+    (lr_lo, lr_hi), sum_hi = limits
     ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.4, 1.0]})
-    ax.plot(state.steps, state.lr * 1e3, color="tab:blue", lw=1.5)
-    ax.plot([1], [state.lr_1 * 1e3], "o", color="tab:gray", ms=5, label="step 1")
-    ax.plot([state.warmup], [state.lr_peak * 1e3], "s", color="tab:orange", ms=5, label=f"step {state.warmup}")
-    ax.plot([state.t], [state.lr_t * 1e3], "o", color="black", ms=7, mfc="none",
-            label=f"t = {state.t}: lr = {state.lr_t:.3e}")
-    ax.axvline(state.warmup, color="tab:orange", lw=0.6, ls=":")
+    (curve,) = ax.loglog(state.steps, state.lr, color="tab:blue", lw=1.5)
+    (first,) = ax.plot([1], [state.lr_1], "o", color="tab:gray", ms=5, label=" ")
+    (peak,) = ax.plot([state.warmup], [state.lr_peak], "s", color="tab:orange", ms=5, label=" ")
+    (mark,) = ax.plot([state.t], [state.lr_t], "o", color="black", ms=7, mfc="none", label=" ")
+    ax.set_xlim(0.7, state.steps[-1] * 1.4)
+    ax.set_ylim(lr_lo / 2.0, lr_hi * 2.0)
+    at = ax.axvline(state.warmup, color="tab:orange", lw=0.6, ls=":")
     ax.set_xlabel("step t")
-    ax.set_ylabel(r"learning rate ($10^{-3}$)")
-    ax.legend(fontsize=9, frameon=False, loc="lower left", bbox_to_anchor=(-0.02, 1.0), ncol=2,
-              handletextpad=0.3, columnspacing=0.8, borderaxespad=0.2)
-    ax2.plot(state.steps, state.travelled, color="tab:green", lw=1.5)
-    ax2.plot([state.t], [state.travelled_t], "o", color="black", ms=7, mfc="none")
+    ax.set_ylabel("learning rate")
+    legend = ax.legend(fontsize=9, frameon=False, loc="lower left", bbox_to_anchor=(-0.02, 1.0), ncol=2,
+                       handletextpad=0.3, columnspacing=0.8, borderaxespad=0.2)
+    (total,) = ax2.plot(state.steps, state.travelled, color="tab:green", lw=1.5)
+    (mark2,) = ax2.plot([state.t], [state.travelled_t], "o", color="black", ms=7, mfc="none")
+    ax2.set_xlim(1 - 0.05 * (state.steps[-1] - 1), state.steps[-1] * 1.05)
+    ax2.set_ylim(-0.05 * sum_hi, 1.05 * sum_hi)
     ax2.set_xlabel("step t")
     ax2.set_ylabel(r"$\sum_{s \leq t}$ lr(s)")
-    ax2.set_title(f"sum to t = {state.travelled_t:.4f}", fontsize=9)
+    title = ax2.set_title("", fontsize=9)
     for a in (ax, ax2):
         a.tick_params(labelsize=9)
-    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.17, top=0.74, wspace=0.35)
+    fig.subplots_adjust(left=0.1, right=0.98, bottom=0.17, top=0.74, wspace=0.35)
+    labels = legend.get_texts()
+
+    def update(new: WarmupState) -> list:
+        curve.set_ydata(new.lr)
+        first.set_ydata([new.lr_1])
+        peak.set_data([new.warmup], [new.lr_peak])
+        mark.set_data([new.t], [new.lr_t])
+        at.set_xdata([new.warmup, new.warmup])
+        labels[0].set_text("step 1")
+        labels[1].set_text(f"step {new.warmup}")
+        labels[2].set_text(f"t = {new.t}: lr = {new.lr_t:.3e}")
+        total.set_ydata(new.travelled)
+        mark2.set_data([new.t], [new.travelled_t])
+        title.set_text(f"sum to t = {new.travelled_t:.4f}")
+        return [at, curve, first, peak, mark, legend, total, mark2, title]
+
+    update(state)
+    return update
 
 
-def warmup_view(t_max: int = 20000):
-    """Return ``draw(fig, setting)``; ``setting`` has keys t, d_model, warmup."""
-    def draw(fig, setting: dict) -> None:
-        draw_warmup(fig, warmup_state(setting["t"], setting["d_model"], setting["warmup"], t_max))
+def warmup_limits(t_max: int, d_models, warmups) -> tuple[tuple[float, float], float]:
+    """``((lr_lo, lr_hi), sum_hi)``: the smallest and largest rate and the largest sum over every step up to
+    ``t_max``, every d_model in ``d_models`` and every warm-up length in ``warmups``."""
+    states = [warmup_state(1, d, w, t_max) for d in d_models for w in warmups]
+    return ((min(float(s.lr.min()) for s in states), max(float(s.lr.max()) for s in states)),
+            max(float(s.travelled[-1]) for s in states))
+
+
+def warmup_view(t_max: int = 20000, d_models=(64, 128, 256, 512, 1024), warmups=range(500, 8001, 500)):
+    """Return ``draw(fig, setting)``; ``setting`` has keys t, d_model, warmup.
+
+    The axes hold every setting with t in 1 .. t_max, d_model in ``d_models`` and warmup in ``warmups`` (the
+    chapter's controls), so that a drag moves the curves and not the axes. ``draw`` returns ``update(setting)``
+    for ``byhand.live``.
+    """
+    limits = warmup_limits(t_max, d_models, warmups)
+
+    def state(setting: dict) -> WarmupState:
+        return warmup_state(setting["t"], setting["d_model"], setting["warmup"], t_max)
+
+    def draw(fig, setting: dict):
+        update = draw_warmup(fig, state(setting), limits)
+        return lambda new: update(state(new))
 
     return draw
