@@ -58,7 +58,8 @@ def smoothing_state(logits, target: int, eps: float = 0.1, j: int = 0, delta: fl
 def draw_smoothing(fig, state: SmoothingState, tokens, loss_limits: tuple[float, float] | None = None):
     """Left: p and q per token. Middle: p - q. Right: the loss against ε, with the current ε marked.
 
-    No legend: the left panel's title names the colours, so nothing covers the bars (text is 9 pt or more).
+    No legend: the left panel's title names the colours and the nudged logit, so nothing covers the bars (text is
+    9 pt or more).
     Returns ``update(state)``, which moves the bars, the loss line, its dot and the two titles with numbers to
     another state of the same logits and returns those artists (``byhand.live`` redraws only them). The right
     panel's vertical range is ``loss_limits`` when given (a widget passes ``loss_range``, the range of every
@@ -71,7 +72,7 @@ def draw_smoothing(fig, state: SmoothingState, tokens, loss_limits: tuple[float,
     ax.set_xticks(x, tokens)
     ax.set_ylim(0, 1)
     ax.set_ylabel("probability")
-    ax.set_title("p (blue), q (orange)", fontsize=9)
+    title1 = ax.set_title("", fontsize=9)
     grad_bars = ax2.bar(x, state.grad)
     ax2.axhline(0, color="gray", lw=0.6, zorder=0.5)  # under the bars, as in a moved frame
     ax2.set_xticks(x, tokens)
@@ -102,11 +103,12 @@ def draw_smoothing(fig, state: SmoothingState, tokens, loss_limits: tuple[float,
         for bar, q in zip(q_bars, new.q):
             bar.set_height(q)
         total = round(float(new.grad.sum()), 6) + 0.0  # 0 up to round-off; + 0.0 turns -0.0 into 0.0
+        title1.set_text(f"p (blue), q (orange); z[{tokens[new.j]}] {new.delta:+.2f}")
         title2.set_text(f"entries sum to {total:.4f}")
         line.set_ydata(new.loss_curve)
         dot.set_data([new.eps], [new.loss])
         title3.set_text(f"loss = {new.loss:.4f}")
-        return [*p_bars, *q_bars, *grad_bars, title2, line, dot, title3]
+        return [*p_bars, *q_bars, *grad_bars, title1, title2, line, dot, title3]
 
     update(state)
     return update
