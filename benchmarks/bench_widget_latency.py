@@ -2,14 +2,15 @@
 
 For every chapter with a widget (a code cell that calls ``interactive_view(``), the script starts the venv's python3
 kernel (jupyter_client) in a temporary copy of book/, runs the chapter's code cells up to and including the widget
-cell, and collects the widget models from the iopub ``comm_open`` messages. It then moves the widget's main control
-(its first slider; a dropdown or toggle when it has none) the way a front end does, with a ``comm_msg``
+cell, and collects the widget models from the iopub ``comm_open`` messages. It then moves each of the widget's
+controls whose moves change the figure (sliders first, then dropdowns and toggles; each from the defaults, one row
+per control), the way a front end does, with a ``comm_msg``
 ``{"method": "update", "state": {"value": v}, "buffer_paths": []}`` on the control's comm, and times each move until
 the new figure leaves the kernel on iopub: the ``comm_msg`` update that carries the image's new bytes (an
 ``ipywidgets.Image``), or the ``display_data`` with an image/png (an ``Output``).
 
   drag   about 30 moves, each sent after the previous move's figure arrived and the kernel went idle: median, p95.
-  burst  the same 30 moves sent at once, without waiting. Checks coalescing: the figure sent last must be the figure
+  burst  the first control's 30 moves sent at once, without waiting. Checks coalescing: the figure sent last must be the figure
          of the last value (the script moves away and back to that value and compares the bytes), and far fewer
          than 30 frames should be drawn.
 
