@@ -15,7 +15,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from PIL import Image
 
-from byhand.live import LiveFigure
+from byhand.live import LIVE_DPI, LiveFigure
 
 
 def pixels(png: bytes) -> np.ndarray:
@@ -35,7 +35,7 @@ def static_png(draw, setting, figsize, dpi) -> bytes:
     return buf.getvalue()
 
 
-def assert_moves_in_place(draw, settings, figsize=(7.0, 3.0), dpi=72, max_static_diff=0.01) -> None:
+def assert_moves_in_place(draw, settings, figsize=(7.0, 3.0), dpi=LIVE_DPI, max_static_diff=0.01) -> None:
     """Move a live figure through ``settings`` (and back to the first) and check every frame.
 
     ``max_static_diff`` bounds the share of pixels that may differ from the static slider's frame (the moving

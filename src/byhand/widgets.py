@@ -22,13 +22,13 @@ def sweep(defaults: dict, name: str, values: Sequence) -> list[dict]:
     return [{**defaults, name: v} for v in values]
 
 
-def interactive_view(draw: Callable, controls: dict, figsize: tuple[float, float] = (7.0, 3.0), dpi: int = 72):
+def interactive_view(draw: Callable, controls: dict, figsize: tuple[float, float] = (7.0, 3.0), dpi: int | None = None):
     """Return a widget box: the ``controls`` (name -> ipywidget) above an image of ``draw(fig, values)``.
 
     The figure is redrawn whenever a control changes, in one figure kept for the widget, and a quick drag folds into
     the latest value (``byhand.live``). ipywidgets is imported there, at call time, so that ``byhand`` itself does
     not need it.
     """
-    from .live import live_view
+    from .live import LIVE_DPI, live_view
 
-    return live_view(draw, controls, figsize=figsize, dpi=dpi)
+    return live_view(draw, controls, figsize=figsize, dpi=dpi or LIVE_DPI)
