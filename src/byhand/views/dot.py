@@ -12,6 +12,7 @@ import numpy as np
 
 from ..checks import as_float, check_ndim
 from ..display import DotTerms, dot_terms
+from . import span
 
 
 def plane_basis(q, k) -> tuple[np.ndarray, np.ndarray]:
@@ -89,7 +90,7 @@ def draw_dot(fig, state: DotState, ylim: tuple[float, float] | None = None):
     ax.set_xlabel("entry i (from 0)")
     ax.set_ylabel("value")
     title = ax.set_title("", fontsize=9)
-    lo, hi = ylim if ylim is not None else _span(t.products, t.running)
+    lo, hi = ylim if ylim is not None else span(t.products, t.running)
     ax.set_ylim(lo - 0.05 * (hi - lo), hi + 0.3 * (hi - lo))  # a free band at the top for the legend
     ax.legend(loc="upper left", fontsize=9, frameon=False, ncol=2)
     ax2.axhline(0, color="gray", lw=0.6, zorder=1)
@@ -114,13 +115,6 @@ def draw_dot(fig, state: DotState, ylim: tuple[float, float] | None = None):
     return update
 
 
-def _span(*arrays) -> tuple[float, float]:
-    """``(lo, hi)`` covering 0 and every value of the arrays, never of zero width."""
-    lo = min(0.0, *(float(np.min(a)) for a in arrays))
-    hi = max(0.0, *(float(np.max(a)) for a in arrays))
-    return (lo, hi) if hi > lo else (lo - 0.5, hi + 0.5)
-
-
 def dot_view(q, k, delta_max: float = 3.0):
     """Return ``draw(fig, setting)`` for the widget and the static slider; ``setting`` has keys theta, j, delta.
 
@@ -129,7 +123,7 @@ def dot_view(q, k, delta_max: float = 3.0):
     """
     q = as_float("q", q)
     unnudged = [dot_state(q, k, theta) for theta in np.arange(0.0, 181.0, 1.0)]
-    lo, hi = _span(*(s.terms.products for s in unnudged), *(s.terms.running for s in unnudged))
+    lo, hi = span(*(s.terms.products for s in unnudged), *(s.terms.running for s in unnudged))
     reach = float(np.max(np.abs(q))) * abs(delta_max)  # a nudge moves one product and the totals after it by q_j·Δ
     ylim = (lo - reach, hi + reach)
 

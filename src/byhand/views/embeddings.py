@@ -16,6 +16,7 @@ import numpy as np
 
 from ..gpt import GPTConfig, gpt_forward
 from ..toy_gpt import TOY_CONFIG, VOCAB, toy_batch
+from . import span
 
 
 def nudge_trace(params: dict, name: str, index: tuple, delta: float, ids=None, config: GPTConfig = TOY_CONFIG) -> dict:
@@ -103,7 +104,7 @@ def draw_embed(fig, state: EmbedState, row, row_lim: tuple[float, float] | None 
     ax_e.axhline(0, color="gray", lw=0.6, zorder=1)
     entries = ax_e.bar(i, row, color="lightgray", width=0.7)  # (d,) patches; entry j turns red
     (was,) = ax_e.bar([0], [0.0], fill=False, edgecolor="black", width=0.7, lw=0.8)  # entry j before the nudge
-    lo, hi = row_lim if row_lim is not None else _span(row, row[state.j] + state.delta)
+    lo, hi = row_lim if row_lim is not None else span(row, row[state.j] + state.delta)
     ax_e.set_ylim(lo - 0.08 * (hi - lo), hi + 0.08 * (hi - lo))
     ax_e.set_xticks(np.arange(0, d, 5))
     ax_e.set_xlabel(f"entry j of E[{state.token}]")
@@ -146,13 +147,6 @@ def draw_embed(fig, state: EmbedState, row, row_lim: tuple[float, float] | None 
     return update
 
 
-def _span(*arrays) -> tuple[float, float]:
-    """``(lo, hi)`` covering 0 and every value of the arrays, never of zero width."""
-    lo = min(0.0, *(float(np.min(a)) for a in arrays))
-    hi = max(0.0, *(float(np.max(a)) for a in arrays))
-    return (lo, hi) if hi > lo else (lo - 0.5, hi + 0.5)
-
-
 def embed_view(params: dict, token: str = "like", t: int = 4, delta_max: float = 3.0):
     """``draw(fig, setting)``; setting has keys "j" (entry, from 0) and "delta"; ``token`` and ``t`` are fixed.
 
@@ -162,7 +156,7 @@ def embed_view(params: dict, token: str = "like", t: int = 4, delta_max: float =
     if token not in VOCAB:
         raise ValueError(f"unknown token {token!r}")
     row = np.array(params["E"][VOCAB.index(token)], dtype=np.float64)  # (d_model,) E[token] before any nudge
-    row_lim = _span(row - abs(delta_max), row + abs(delta_max))
+    row_lim = span(row - abs(delta_max), row + abs(delta_max))
 
     def state(setting: dict) -> EmbedState:
         return embed_state(params, token, setting["j"], setting["delta"], t)

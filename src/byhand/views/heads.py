@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..checks import as_float, check_ndim
+from . import span
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,7 @@ def draw_heads(fig, state: HeadState, ylim: tuple[float, float] | None = None):
         label = f"head {k}" + (" × α" if k == h - 1 else "")
         bars.append(ax.bar(i + (k - (h - 1) / 2) * w, state.terms[k], width=w, label=label))
     (out,) = ax.plot(i, state.out, "o-", color="black", ms=3, lw=1, label=r"out = sum + $b_O$")
-    lo, hi = ylim if ylim is not None else _span(state.terms, state.out)
+    lo, hi = ylim if ylim is not None else span(state.terms, state.out)
     ax.set_ylim(lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo))
     ax.set_xticks(i)
     ax.set_xlabel(f"entry of the output row (0 to {d - 1})")
@@ -83,13 +84,6 @@ def draw_heads(fig, state: HeadState, ylim: tuple[float, float] | None = None):
     return update
 
 
-def _span(*arrays) -> tuple[float, float]:
-    """``(lo, hi)`` covering 0 and every value of the arrays, never of zero width."""
-    lo = min(0.0, *(float(np.min(a)) for a in arrays))
-    hi = max(0.0, *(float(np.max(a)) for a in arrays))
-    return (lo, hi) if hi > lo else (lo - 0.5, hi + 0.5)
-
-
 def heads_view(O_heads, W_o, b_o, t: int = 4, alpha_range: tuple[float, float] = (0.0, 2.0)):
     """``draw(fig, setting)``; setting has key "alpha".
 
@@ -97,7 +91,7 @@ def heads_view(O_heads, W_o, b_o, t: int = 4, alpha_range: tuple[float, float] =
     two ends bound them. ``draw`` returns ``update(setting)`` for ``byhand.live``.
     """
     ends = [head_state(O_heads, W_o, b_o, t, a) for a in alpha_range]
-    ylim = _span(*(s.terms for s in ends), *(s.out for s in ends))
+    ylim = span(*(s.terms for s in ends), *(s.out for s in ends))
 
     def state(setting: dict) -> HeadState:
         return head_state(O_heads, W_o, b_o, t, setting["alpha"])

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..checks import as_float, check_ndim
 from ..layernorm import layernorm_forward
+from . import span
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ def draw_ln(fig, state: LNState, xlim: tuple[float, float] | None = None):
     ax.set_xlabel(f"entry of the row (0 to {i[-1]})")
     ax.set_ylabel("input value")
     title = ax.set_title("", fontsize=9)
-    lo, hi = xlim if xlim is not None else _span(state.x)
+    lo, hi = xlim if xlim is not None else span(state.x)
     ax.set_ylim(lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo))
     ax2.axhline(0, color="gray", lw=0.6, zorder=1)
     after = ax2.bar(i, state.y, color="tab:blue", width=0.7)
@@ -82,13 +83,6 @@ def draw_ln(fig, state: LNState, xlim: tuple[float, float] | None = None):
     return update
 
 
-def _span(*arrays) -> tuple[float, float]:
-    """``(lo, hi)`` covering 0 and every value of the arrays, never of zero width."""
-    lo = min(0.0, *(float(np.min(a)) for a in arrays))
-    hi = max(0.0, *(float(np.max(a)) for a in arrays))
-    return (lo, hi) if hi > lo else (lo - 0.5, hi + 0.5)
-
-
 def ln_view(x_row, gamma, beta, eps: float = 1e-5, scale_range: tuple[float, float] = (1e-3, 10.0),
             shift_max: float = 5.0):
     """``draw(fig, setting)``; setting has keys "scale" and "shift".
@@ -99,7 +93,7 @@ def ln_view(x_row, gamma, beta, eps: float = 1e-5, scale_range: tuple[float, flo
     """
     x_row = as_float("x_row", x_row)
     corners = [c * x_row + b for c in scale_range for b in (-abs(shift_max), abs(shift_max))]
-    xlim = _span(*corners)
+    xlim = span(*corners)
 
     def state(setting: dict) -> LNState:
         return ln_state(x_row, gamma, beta, eps, setting["scale"], setting["shift"])

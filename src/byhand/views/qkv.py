@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..checks import as_float, check_ndim
+from . import span
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,7 @@ def draw_qkv(fig, state: QKVState, ylim: tuple[float, float] | None = None):
     before = ax.bar(i, state.before, fill=False, edgecolor="black", width=0.7, lw=0.8)  # still, painted on top
     for k in range(1, state.n_heads):
         ax.axvline(k * d // state.n_heads - 0.5, color="gray", ls=":", lw=1, zorder=1)
-    lo, hi = ylim if ylim is not None else _span(state.before, state.after)
+    lo, hi = ylim if ylim is not None else span(state.before, state.after)
     ax.set_ylim(lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo))
     ax.set_xticks(i)
     d_k = d // state.n_heads
@@ -82,13 +83,6 @@ def draw_qkv(fig, state: QKVState, ylim: tuple[float, float] | None = None):
     return update
 
 
-def _span(*arrays) -> tuple[float, float]:
-    """``(lo, hi)`` covering 0 and every value of the arrays, never of zero width."""
-    lo = min(0.0, *(float(np.min(a)) for a in arrays))
-    hi = max(0.0, *(float(np.max(a)) for a in arrays))
-    return (lo, hi) if hi > lo else (lo - 0.5, hi + 0.5)
-
-
 def qkv_view(x, W_q, b_q, n_heads: int, t: int = 0, delta_max: float = 3.0):
     """``draw(fig, setting)``; setting has keys "j" (entry, from 0) and "delta".
 
@@ -97,7 +91,7 @@ def qkv_view(x, W_q, b_q, n_heads: int, t: int = 0, delta_max: float = 3.0):
     """
     before = qkv_state(x, W_q, b_q, n_heads, t).before  # (d_model,)
     reach = abs(delta_max) * np.abs(as_float("W_q", W_q)).max(axis=0)  # (d_model,) the largest move of each entry
-    ylim = _span(before - reach, before + reach)
+    ylim = span(before - reach, before + reach)
 
     def state(setting: dict) -> QKVState:
         return qkv_state(x, W_q, b_q, n_heads, t, setting["j"], setting["delta"])

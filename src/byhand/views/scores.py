@@ -14,6 +14,7 @@ import numpy as np
 
 from ..checks import as_float, check_ndim
 from ..softmax import softmax_forward
+from . import span
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,7 @@ def draw_scores(fig, state: ScoreState, labels=None, ylim: tuple[float, float] |
     ax.set_xlabel("key position (token)")
     ax.set_ylabel("scaled score")
     title = ax.set_title("", fontsize=9)
-    lo, hi = ylim if ylim is not None else _span(np.where(state.allowed, state.scores, 0.0))
+    lo, hi = ylim if ylim is not None else span(np.where(state.allowed, state.scores, 0.0))
     top = hi + 0.35 * (hi - lo) if masked.size else hi  # a free band at the top for the legend, above the bars
     ax.set_ylim(lo - 0.05 * (hi - lo), top + 0.05 * (hi - lo))
     if masked.size:
@@ -100,13 +101,6 @@ def draw_scores(fig, state: ScoreState, labels=None, ylim: tuple[float, float] |
     return update
 
 
-def _span(*arrays) -> tuple[float, float]:
-    """``(lo, hi)`` covering 0 and every value of the arrays, never of zero width."""
-    lo = min(0.0, *(float(np.min(a)) for a in arrays))
-    hi = max(0.0, *(float(np.max(a)) for a in arrays))
-    return (lo, hi) if hi > lo else (lo - 0.5, hi + 0.5)
-
-
 def scores_view(S, mask, t: int, labels=None, delta_max: float = 4.0):
     """``draw(fig, setting)``; setting has keys "s" (the key whose score is nudged) and "delta".
 
@@ -116,7 +110,7 @@ def scores_view(S, mask, t: int, labels=None, delta_max: float = 4.0):
     row = score_state(S, mask, t, 0)
     shown = np.where(row.allowed, row.scores, 0.0)  # (T,) masked keys are drawn at 0 whatever their score
     reach = np.where(row.allowed, abs(delta_max), 0.0)  # (T,)
-    ylim = _span(shown - reach, shown + reach)
+    ylim = span(shown - reach, shown + reach)
 
     def state(setting: dict) -> ScoreState:
         return score_state(S, mask, t, setting["s"], setting["delta"])
