@@ -4,6 +4,8 @@ nbval checks that each notebook's outputs come back the same; this checks how th
 reader would trip over that no output comparison sees. One line per finding, exit 1 if there is any:
 
 - every chapter in _toc.yml exists, every notebook in book/ is in _toc.yml, each is valid nbformat 4;
+- the readers' notebook (book/NN_topic.ipynb) of each chapter source (book/NN_topic.md) exists and its code cells,
+  with their tags, are exactly the source's: the two cannot drift (regenerate with `make outputs`);
 - executed top to bottom in one fresh kernel (execution counts 1..n), no stored errors outside `raises-exception`
   cells, no cell tagged both `raises-exception` and `nbval-raises-exception`;
 - the first code cell is the Colab guard, and no cell edits sys.path or runs `pip` outside it;
@@ -18,6 +20,7 @@ import re
 import sys
 from pathlib import Path
 
+import jupytext
 import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -102,6 +105,22 @@ def lint_notebook(path: Path) -> list[str]:
     return found
 
 
+def drift(source: Path) -> list[str]:
+    """Findings where a chapter's readers' notebook no longer matches its text source."""
+    made = source.with_suffix(".ipynb")
+    rel = made.relative_to(ROOT)
+    if not made.exists():
+        return [f"{rel}: missing; generate it from {source.name} with `make outputs CHAPTER={source.stem}`"]
+    want = [(c.source, c.metadata.get("tags", [])) for c in jupytext.read(source).cells if c.cell_type == "code"]
+    have = [(c.source, c.metadata.get("tags", [])) for c in nbformat.read(made, as_version=4).cells
+            if c.cell_type == "code"]
+    if len(want) != len(have):
+        return [f"{rel}: {len(have)} code cells, its source {source.name} has {len(want)}: run "
+                f"`make outputs CHAPTER={source.stem}`"]
+    return [f"{rel}: code cell {k} differs from {source.name} ({'tags' if w[0] == h[0] else 'source'}): run "
+            f"`make outputs CHAPTER={source.stem}`" for k, (w, h) in enumerate(zip(want, have)) if w != h][:3]
+
+
 def main() -> int:
     listed = toc_notebooks()
     found = [f"_toc.yml: {p.relative_to(ROOT)}(.ipynb|.md) does not exist" for p in listed
@@ -111,6 +130,13 @@ def main() -> int:
     found += [f"{p.relative_to(ROOT)}: not in _toc.yml" for p in notebooks if p.stem not in names]
     for p in notebooks:
         found += lint_notebook(p)
+    sources = [p.with_suffix(".md") for p in listed if p.with_suffix(".md").exists()]
+    for src in sources:
+        if "kernelspec:" in src.read_text().split("\n---", 1)[0]:  # a notebook's source, not a plain page
+            found += drift(src)
+        elif not src.with_suffix(".ipynb").exists():
+            found.append(f"{src.with_suffix('.ipynb').relative_to(ROOT)}: the readers' copy of {src.name} is missing "
+                         "(make outputs)")
     for line in found:
         print(line)
     print(f"nblint: {len(notebooks)} notebooks, {len(found)} finding(s)")
