@@ -96,8 +96,8 @@ bench-widgets-live: $(STAMP)  ## every widget moved through a real kernel: laten
 LAB_ARGS ?=
 lab: $(STAMP)  ## open the chapters in JupyterLab (as root too); LAB_ARGS="--no-browser --port 8890" passes options
 	@# the readers' notebooks were made by `make outputs` here: trusted, so their static sliders' scripts run
-	$(BIN)/jupyter trust book/*.ipynb > /dev/null
-	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS) book/
+	$(BIN)/jupyter trust notebooks/*.ipynb > /dev/null
+	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS) notebooks/
 
 lint: $(STAMP)  ## notebook hygiene: executed in order, no stray outputs, no internal names, tags right
 	$(BIN)/python tools/nblint.py
@@ -112,7 +112,7 @@ lint-workflow: $(STAMP)  ## check .github/workflows/*.yml with actionlint
 
 # make outputs CHAPTER=13 regenerates one chapter's notebook (a number or a name; several: CHAPTER="13 14")
 CHAPTER ?=
-outputs: $(STAMP)  ## generate the readers' notebooks book/*.ipynb from the sources book/*.md, executed (CHAPTER=13: one)
+outputs: $(STAMP)  ## generate the readers' notebooks notebooks/*.ipynb from the sources book/*.md, executed (CHAPTER=13: one)
 	$(BIN)/python tools/outputs.py $(CHAPTER)
 
 bench: $(TORCH_STAMP)  ## benchmarks against PyTorch CPU (see benchmarks/README.md)

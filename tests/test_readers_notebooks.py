@@ -1,4 +1,4 @@
-"""The readers' notebooks (book/*.ipynb, made by `make outputs` from book/*.md) read right with no extension.
+"""The readers' notebooks (notebooks/*.ipynb, made by `make outputs` from book/*.md) read right with no extension.
 
 Binder, Colab, JupyterLab and GitHub's viewer show a notebook's Markdown as plain Markdown: a MyST role, a label
 line or a directive fence would show as raw markup there, and a glued number as its role instead of the number.
@@ -15,8 +15,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 BOOK = ROOT / "book"
-NOTEBOOKS = sorted(BOOK.glob("*.ipynb"))
-SOURCES = sorted(p for p in BOOK.glob("*.md") if p.with_suffix(".ipynb").exists()
+OUT = ROOT / "notebooks"
+NOTEBOOKS = sorted(OUT.glob("*.ipynb"))
+SOURCES = sorted(p for p in BOOK.glob("*.md") if (OUT / f"{p.stem}.ipynb").exists()
                  and "kernelspec:" in p.read_text().split("\n---", 1)[0])
 
 RAW = {
@@ -57,7 +58,7 @@ def test_no_raw_myst_markup_in_the_prose(path):
 def test_glued_numbers_are_in_the_prose_as_the_page_formats_them(source):
     """Every {glue:text}`name:fmt` of the source shows in the same Markdown cell of the notebook as the value that
     the notebook's own glue output holds, formatted with Python's format()."""
-    nb = cells(source.with_suffix(".ipynb"))
+    nb = cells(OUT / f"{source.stem}.ipynb")
     glued = {}
     for cell in nb:
         for out in cell.get("outputs", []):

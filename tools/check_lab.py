@@ -1,7 +1,7 @@
 """Browser check of a live widget: JupyterLab, a real kernel, a slider moved by the keyboard.
 
-Starts JupyterLab headless on 127.0.0.1 (no token; `--allow-root` as root) in a temporary copy of book/, so nothing
-under book/ changes. Opens a widget chapter (01_dot_products.ipynb by default) in Debian's Chromium through
+Starts JupyterLab headless on 127.0.0.1 (no token; `--allow-root` as root) in a temporary copy of notebooks/, so nothing
+under notebooks/ changes. Opens a widget chapter (01_dot_products.ipynb by default) in Debian's Chromium through
 Playwright, with every request off the loopback address blocked, and runs all cells from the Run menu. Then:
   - the widget's figure appears, and it is the picture of the controls' defaults;
   - pressing the right arrow on the slider's handle moves the slider one step, its readout shows the new value, and
@@ -76,7 +76,7 @@ def first_glued_number(nb_path: Path) -> tuple[int, str]:
     Python's format() from the value the notebook's glue output holds: what the rendered prose must show."""
     import jupytext
 
-    cells = jupytext.read(nb_path.with_suffix(".md")).cells
+    cells = jupytext.read(ROOT / "book" / f"{nb_path.stem}.md").cells
     nb = json.loads(nb_path.read_text())
     glued = {o["metadata"]["scrapbook"]["name"]: "".join(o["data"]["application/papermill.record/text/plain"])
              for c in nb["cells"] for o in c.get("outputs", []) if "scrapbook" in o.get("metadata", {})}
@@ -266,8 +266,8 @@ def main() -> int:
         return 2
     with tempfile.TemporaryDirectory(prefix="check-lab-") as tmp:
         tmp = Path(tmp)
-        book = tmp / "book"
-        shutil.copytree(ROOT / "book", book, ignore=shutil.ignore_patterns("_build", ".ipynb_checkpoints"))
+        book = tmp / "notebooks"
+        shutil.copytree(ROOT / "notebooks", book, ignore=shutil.ignore_patterns("_build", ".ipynb_checkpoints"))
         shots = ROOT / "_build" / "screenshots"
         shots.mkdir(parents=True, exist_ok=True)
         port = free_port()
@@ -275,7 +275,7 @@ def main() -> int:
         # trust the copy as `make lab` trusts the readers' notebooks (signatures in a data folder of the check's own)
         os.environ["JUPYTER_DATA_DIR"] = str(tmp / "data")
         subprocess.run([str(BIN / "jupyter"), "trust", str(book / args.chapter)], check=True, capture_output=True)
-        glued_at = first_glued_number(ROOT / "book" / args.chapter)
+        glued_at = first_glued_number(ROOT / "notebooks" / args.chapter)
         with open(tmp / "lab.log", "w") as log:
             lab = start_lab(book, port, tmp, log)
             try:

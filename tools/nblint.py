@@ -3,8 +3,8 @@
 nbval checks that each notebook's outputs come back the same; this checks how the notebooks are kept, the things a
 reader would trip over that no output comparison sees. One line per finding, exit 1 if there is any:
 
-- every chapter in _toc.yml exists, every notebook in book/ is in _toc.yml, each is valid nbformat 4;
-- the readers' notebook (book/NN_topic.ipynb) of each chapter source (book/NN_topic.md) exists and its code cells,
+- every chapter in _toc.yml exists, every notebook in notebooks/ is a page of _toc.yml, each is valid nbformat 4;
+- the readers' notebook (notebooks/NN_topic.ipynb) of each chapter source (book/NN_topic.md) exists and its code cells,
   with their tags, are exactly the source's: the two cannot drift (regenerate with `make outputs`);
 - executed top to bottom in one fresh kernel (execution counts 1..n), no stored errors outside `raises-exception`
   cells, no cell tagged both `raises-exception` and `nbval-raises-exception`;
@@ -35,7 +35,7 @@ PIP = re.compile(r"(^|\n)\s*[!%]pip\b|\bpip install\b")
 
 
 def toc_notebooks() -> list[Path]:
-    names = re.findall(r"^\s*-\s*file:\s*(\S+)", (ROOT / "_toc.yml").read_text(), re.MULTILINE)
+    names = re.findall(r"^\s*(?:-\s*file|root):\s*(\S+)", (ROOT / "_toc.yml").read_text(), re.MULTILINE)
     return [ROOT / n for n in names]
 
 
@@ -107,7 +107,7 @@ def lint_notebook(path: Path) -> list[str]:
 
 def drift(source: Path) -> list[str]:
     """Findings where a chapter's readers' notebook no longer matches its text source."""
-    made = source.with_suffix(".ipynb")
+    made = ROOT / "notebooks" / f"{source.stem}.ipynb"
     rel = made.relative_to(ROOT)
     if not made.exists():
         return [f"{rel}: missing; generate it from {source.name} with `make outputs CHAPTER={source.stem}`"]
@@ -123,10 +123,9 @@ def drift(source: Path) -> list[str]:
 
 def main() -> int:
     listed = toc_notebooks()
-    found = [f"_toc.yml: {p.relative_to(ROOT)}(.ipynb|.md) does not exist" for p in listed
-             if not p.with_suffix(".ipynb").exists() and not p.with_suffix(".md").exists()]
+    found = [f"_toc.yml: {p.relative_to(ROOT)}.md does not exist" for p in listed if not p.with_suffix(".md").exists()]
     names = {p.with_suffix("").name for p in listed}
-    notebooks = sorted((ROOT / "book").glob("*.ipynb"))
+    notebooks = sorted((ROOT / "notebooks").glob("*.ipynb"))
     found += [f"{p.relative_to(ROOT)}: not in _toc.yml" for p in notebooks if p.stem not in names]
     for p in notebooks:
         found += lint_notebook(p)
@@ -134,8 +133,8 @@ def main() -> int:
     for src in sources:
         if "kernelspec:" in src.read_text().split("\n---", 1)[0]:  # a notebook's source, not a plain page
             found += drift(src)
-        elif not src.with_suffix(".ipynb").exists():
-            found.append(f"{src.with_suffix('.ipynb').relative_to(ROOT)}: the readers' copy of {src.name} is missing "
+        elif not (ROOT / "notebooks" / f"{src.stem}.ipynb").exists():
+            found.append(f"notebooks/{src.stem}.ipynb: the readers' copy of {src.name} is missing "
                          "(make outputs)")
     for line in found:
         print(line)

@@ -2,7 +2,7 @@
 
 Each chapter's source of truth is its text source, ``book/NN_topic.md`` (a MyST Markdown notebook, read with
 jupytext). The book builds from the sources. Readers who open a chapter in Binder, Colab, JupyterLab or GitHub's
-viewer get ``book/NN_topic.ipynb``, which this script generates: it executes the source, then writes its prose as
+viewer get ``notebooks/NN_topic.ipynb``, which this script generates: it executes the source, then writes its prose as
 plain Markdown that reads right with no extension:
 
 - ``{glue:text}`name:fmt``` becomes the number the notebook computed, formatted as the page formats it;
@@ -38,7 +38,8 @@ from nbclient import NotebookClient
 from pybtex.database import parse_file
 
 ROOT = Path(__file__).resolve().parents[1]
-BOOK = ROOT / "book"
+BOOK = ROOT / "book"  # the sources
+OUT = ROOT / "notebooks"  # the readers' notebooks, generated
 TOC = ROOT / "_toc.yml"
 BIB = ROOT / "references.bib"
 PAGES = ("intro", "notation", "bibliography")  # Markdown pages that get a readers' copy too
@@ -301,7 +302,7 @@ def render(nb, stem: str, glued: dict, targets: dict, bib: dict):
 def execute(path: Path):
     nb = jupytext.read(path)
     client = NotebookClient(nb, timeout=600, kernel_name="python3", record_timing=False,
-                            resources={"metadata": {"path": str(BOOK)}})
+                            resources={"metadata": {"path": str(OUT)}})  # run where readers run them
     client.execute()
     return nb
 
@@ -316,8 +317,9 @@ def make_chapter(path: Path) -> str:
     start = time.monotonic()
     targets, bib = label_targets(), bibliography()
     nb = execute(path)
-    write(render(nb, path.stem, glued_values(nb), targets, bib), path.with_suffix(".ipynb"))
-    return f"{path.with_suffix('.ipynb').relative_to(ROOT)}  ({time.monotonic() - start:.0f} s)"
+    made = OUT / f"{path.stem}.ipynb"
+    write(render(nb, path.stem, glued_values(nb), targets, bib), made)
+    return f"{made.relative_to(ROOT)}  ({time.monotonic() - start:.0f} s)"
 
 
 def make_page(stem: str) -> str:
@@ -333,8 +335,8 @@ def make_page(stem: str) -> str:
         text = r.markdown(BOOK.joinpath(f"{stem}.md").read_text(), f"{stem}.md")
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(text)])
     nb.cells[0]["id"] = hashlib.sha1(f"{stem}:0".encode()).hexdigest()[:8]
-    write(nb, BOOK / f"{stem}.ipynb")
-    return f"book/{stem}.ipynb"
+    write(nb, OUT / f"{stem}.ipynb")
+    return f"notebooks/{stem}.ipynb"
 
 
 def resolve(names: list[str]) -> list[Path]:
