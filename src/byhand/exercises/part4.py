@@ -13,9 +13,8 @@ import math
 import numpy as np
 
 from ..ablation import Component, ablate, heldout_metrics
-from ..ioi import generate, load_model
+from ..ioi import TrainConfig, generate, load_model
 from ..optim import clip_grad_norm, cosine_lr
-from ..train_ioi import TrainConfig
 from . import Solution, exercise
 
 INPUTS = {
