@@ -73,6 +73,7 @@ def test_bad_input_is_a_clear_error():
 def test_answer_box_carries_the_computed_answer_and_hints_and_starts_disabled():
     html = answer_box("toy.1")._repr_html_()
     assert "&quot;answer&quot;: 4.0" in html and "add, don&#x27;t multiply" in html
+    assert "multiply.&quot;, 5.0, 0.01]" in html  # the mistake with its own tolerance: atol, above half a unit at 3 s.f.
     assert html.count("disabled") == 2 and 'check("toy.1", your_answer)' in html
     with pytest.raises(ValueError, match="not answered by one number"):
         answer_box("toy.2")

@@ -211,7 +211,7 @@ class AnswerBox:
 
     def _repr_html_(self) -> str:
         data = {"key": self.ex.key, "answer": _sig(self.answer), "tol": self.tol,
-                "wrong": [[h, _sig(v)] for h, v in self.wrong]}
+                "wrong": [[h, _sig(v), self.ex.tolerance(v)] for h, v in self.wrong]}  # each mistake, its own tol
         return (f'<div class="en-exercise" data-exercise="{html.escape(json.dumps(data))}">'
                 f'<label>Your answer: <input type="text" inputmode="decimal" size="12" disabled '
                 f'aria-label="answer to exercise {html.escape(self.ex.key)}"></label> '
