@@ -35,9 +35,9 @@ import numpy as np
 import byhand
 from byhand import ioi
 from byhand.gpt import GPTConfig, gpt_backward, gpt_forward, init_gpt_params
-from byhand.ioi import TrainConfig  # the recipe lives beside the model it made; imported here for the CLI
 from byhand.loss import cross_entropy_backward, cross_entropy_forward
 from byhand.optim import AdamWConfig, adamw_step, clip_grad_norm, cosine_lr, init_state
+from byhand.train_config import TrainConfig  # the recipe, shared with chapter 40 and its exercises
 
 MID_TARGET = 0.68  # P(Mary) on ioi.EXAMPLE that the mid checkpoint aims at (GPT-2 small's reported 0.677, byhand.reported)
 

@@ -13,8 +13,9 @@ import math
 import numpy as np
 
 from ..ablation import Component, ablate, heldout_metrics
-from ..ioi import TrainConfig, generate, load_model
+from ..ioi import generate, load_model
 from ..optim import clip_grad_norm, cosine_lr
+from ..train_config import TrainConfig
 from . import Solution, exercise
 
 INPUTS = {
