@@ -135,9 +135,10 @@ def test_the_index_lists_every_exercise_and_links_only_the_anchors_it_is_given()
     book = _book_exercises()
     full = exercise_index()  # no anchors given: every exercise linked
     for e in book:
-        assert f"{{ref}}`{e.key} <{e.anchor}>`" in full.markdown
-    some = exercise_index({"ex-dot-1"})
-    assert "{ref}`dot.1 <ex-dot-1>`" in some.markdown and some.markdown.count("{ref}") == 1
+        assert f"[{e.key}](#{e.anchor})" in full.markdown
+    some = exercise_index({"ex-dot-1"}, {"01_dot_products": ("ch-dot-products", "Dot products")})
+    assert "| [Dot products](#ch-dot-products) | [dot.1](#ex-dot-1) |" in some.markdown
+    assert some.markdown.count("](#ex-") == 1 and "| 02_softmax | softmax.1 |" in some.markdown
     assert "| dot.2 |" in some.markdown and some.count == full.count == len(all_exercises())
     assert repr(full) == f"{full.count} exercises" and full._repr_markdown_() == full.markdown
     for bad in ("ex-dot-1", [1, 2]):
@@ -152,4 +153,4 @@ def test_the_index_page_passes_every_chapter_anchor():
                for a in re.findall(r"^\((ex-[a-z]+-\d+)\)=", f.read_text(encoding="utf-8"), re.M)}
     assert {e.anchor for e in _book_exercises()} <= anchors
     page = (BOOK / "50_exercises.md").read_text(encoding="utf-8")
-    assert "exercise_index(anchors)" in page and r"^\((ex-[a-z]+-\d+)\)=" in page  # the same pattern as here
+    assert "exercise_index(anchors, chapters)" in page and r"^\((ex-[a-z]+-\d+)\)=" in page  # the same pattern as here
