@@ -10,7 +10,7 @@ outputs = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(outputs)
 
 TARGETS = {"doc:notation": ("notation", "Notation"), "ch-a": ("01_a", "Dot products"), "sec-b": ("02_b", "Why $\\sqrt{d_k}$"), "para": ("01_a", None)}
-BIB = {"vaswani2017attention": {"cite": "Vaswani et al. 2017", "entry": "…", "sort": (["Vaswani"], "2017")}}
+BIB = {"vaswani2017attention": {"cite": "Vaswani et al., 2017", "entry": "…", "sort": (["Vaswani"], "2017")}}
 
 
 def renderer(glued=None):
@@ -30,7 +30,7 @@ def test_references_become_linked_titles_and_citations_author_year():
     assert r.markdown("see {ref}`this one <para>`", "t") == "see [this one](#para)"
     assert r.markdown("in {doc}`notation`", "t") == "in [Notation](notation.ipynb)"
     assert r.markdown("{cite}`vaswani2017attention`", "t") == \
-        "([Vaswani et al. 2017](bibliography.ipynb#vaswani2017attention))"
+        "\\[[Vaswani et al., 2017](bibliography.ipynb#vaswani2017attention)\\]"  # the brackets show, as on the page
     assert r.cited == {"vaswani2017attention"}
 
 

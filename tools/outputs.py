@@ -6,7 +6,7 @@ viewer get ``notebooks/NN_topic.ipynb``, which this script generates: it execute
 plain Markdown that reads right with no extension:
 
 - ``{glue:text}`name:fmt``` becomes the number the notebook computed, formatted as the page formats it;
-- ``{cite}`key``` becomes "Author et al. (year)", linked to the bibliography notebook;
+- ``{cite}`key``` becomes "[Author et al., year]", as on the page, linked to the bibliography notebook;
 - ``{ref}`label``` becomes the title of the chapter or section it points to, linked;
 - ``(label)=`` becomes an HTML anchor, a dropdown becomes ``<details>``, an admonition a quote with its title.
 
@@ -97,14 +97,14 @@ def _plain(tex: str) -> str:
 
 
 def bibliography() -> dict[str, dict]:
-    """key -> {"cite": "Vaswani et al. 2017", "entry": the full reference as Markdown}."""
+    """key -> {"cite": "Vaswani et al., 2017", "entry": the full reference as Markdown}."""
     out = {}
     for key, e in parse_file(str(BIB)).entries.items():
         people = e.persons.get("author", [])
         last = [_plain(" ".join(p.last_names)) for p in people]
         title = _plain(e.fields.get("title", key))
         # by author and year, as the page cites; a work with no named author is cited by its title
-        who = (f"*{title}*" if not last else last[0] if len(last) == 1 else " and ".join(last) if len(last) == 2
+        who = (title if not last else last[0] if len(last) == 1 else " and ".join(last) if len(last) == 2
                else f"{last[0]} et al.")
         year = e.fields.get("year", "n.d.")
         names = ", ".join(_plain(" ".join(p.first_names + p.middle_names + p.last_names)) for p in people) or title
@@ -114,7 +114,7 @@ def bibliography() -> dict[str, dict]:
         url = e.fields.get("url")
         shown = f"[{title}]({url})" if url else title
         entry = f"{names} ({year}). *{shown}*.{tail}" if last else f"*{shown}* ({year}).{tail}"
-        out[key] = {"cite": f"{who} {year}", "entry": entry, "sort": (last or [title], year)}
+        out[key] = {"cite": f"{who}, {year}", "entry": entry, "sort": (last or [title], year)}
     return out
 
 
@@ -184,7 +184,8 @@ class Renderer:
             if unknown:
                 raise RenderError(f"{where}: no bibliography entry for {unknown}")
             self.cited.update(keys)
-            return "(" + "; ".join(f"[{self.bib[k]['cite']}](bibliography.ipynb#{k})" for k in keys) + ")"
+            # as the page cites: [Vaswani et al., 2017], the brackets shown, each name linked to its entry
+            return "\\[" + "; ".join(f"[{self.bib[k]['cite']}](bibliography.ipynb#{k})" for k in keys) + "\\]"
         if name in ("ref", "doc"):
             explicit = re.fullmatch(r"(.*?)\s*<([^<>]+)>", text, re.S)
             label = explicit.group(2) if explicit else text
