@@ -10,7 +10,8 @@ reader would trip over that no output comparison sees. One line per finding, exi
   cells, no cell tagged both `raises-exception` and `nbval-raises-exception`;
 - the first code cell is the Colab guard, and no cell edits sys.path or runs `pip` outside it;
 - widget and static-slider cells are tagged `nbval-ignore-output` (their outputs are not comparable);
-- no cell ends in a bare `glue(...)`, which prints the raw value on the page;
+- no cell ends in a bare `glue(...)`, which prints the raw value on the page (a trailing ';' does not silence it
+  when nbval runs the cell);
 - no object addresses, machine paths or over-long floats in outputs (print at most 5 decimals, or a bound);
 - no internal nicknames on the page: sources are cited by title.
 """
@@ -88,8 +89,8 @@ def lint_notebook(path: Path) -> list[str]:
         if WIDGET.search(src) and not tags & {"nbval-ignore-output", "nbval-skip"}:
             found.append(f"{where}: builds a widget or static slider but is not tagged nbval-ignore-output")
         lines = [ln for ln in src.strip().splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
-        if lines and re.match(r"\s*glue\(", lines[-1]) and not lines[-1].rstrip().endswith(";"):
-            found.append(f"{where}: ends in glue(...), which prints the raw value; end the line with ';'")
+        if lines and re.match(r"\s*glue\(", lines[-1]):  # a ';' does not silence it under nbval
+            found.append(f"{where}: ends in glue(...), which prints the raw value; assign it (`_ = glue(...)`)")
         for out in cell.get("outputs", []):
             if out.get("output_type") == "error" and "raises-exception" not in tags:
                 found.append(f"{where}: stored error ({out.get('ename')}) in a cell not tagged raises-exception")
