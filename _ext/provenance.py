@@ -141,8 +141,8 @@ def on_doctree_read(app, doctree) -> None:
         if entry is None:  # cannot happen: myst-nb pasted a value, so it was glued in this document
             raise ProvenanceError(f"{docname}: number {node['key']!r} has no glue data")
         node["serial"] = serial
-        node.update_all_atts({k: entry[k] for k in ("source", "kind", "value", "number")})
-        node["shapes"] = entry["shapes"]
+        for k in ("source", "kind", "value", "number", "shapes"):  # prefixed: docutils gives "source" a meaning
+            node["prov_" + k] = entry[k]
         node["target"] = link_target(entry)
     if numbers:
         doctree.append(nodes.raw("", numbers_html(app, numbers), format="html"))
@@ -193,17 +193,17 @@ def visit_number(self, node) -> None:
 
 
 def depart_number(self, node) -> None:
-    shapes = f' <span class="prov-label">Shape</span> {html.escape(", ".join(node["shapes"]))}' \
-        if node["shapes"] else ""
+    shapes = f' <span class="prov-label">Shape</span> {html.escape(", ".join(node["prov_shapes"]))}' \
+        if node["prov_shapes"] else ""
     self.body.append(
         f'</a><span class="prov-tip" id="prov-tip-{node["serial"]}" hidden>'
         f'<span class="prov-row"><span class="prov-label">Made by</span> '
-        f'<code class="prov-expr">{html.escape(node["source"])}</code></span>'
+        f'<code class="prov-expr">{html.escape(node["prov_source"])}</code></span>'
         f'<span class="prov-row"><span class="prov-label">Value</span> '
-        f'<span class="prov-value">{html.escape(node["value"])}</span></span>'
-        f'<span class="prov-row"><span class="prov-label">Kind</span> {html.escape(node["kind"])}{shapes}</span>'
+        f'<span class="prov-value">{html.escape(node["prov_value"])}</span></span>'
+        f'<span class="prov-row"><span class="prov-label">Kind</span> {html.escape(node["prov_kind"])}{shapes}</span>'
         f'<span class="prov-row"><a class="prov-go" href="#{node["target"]}" tabindex="-1">Go to code cell '
-        f'{node["number"]}</a> <span class="prov-hint">(or select the number)</span></span></span>')
+        f'{node["prov_number"]}</a> <span class="prov-hint">(or select the number)</span></span></span>')
 
 
 def skip(self, node) -> None:
