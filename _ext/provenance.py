@@ -81,17 +81,21 @@ def glue_table(notebook, source_map) -> tuple[dict, list[str]]:
     return numbers, problems
 
 
+_current: dict = {}
+
+
 def patch_glue_collection(app) -> None:
     """Run `glue_table` each time myst-nb collects a notebook's glue data (myst_nb.core.execute.base)."""
     from myst_nb.core.execute import base
 
+    _current["app"] = app  # the Sphinx app of this build (a process may build more than one, as the tests do)
     original = base.extract_glue_data
     if getattr(original, "byhand_provenance", False):
         return
 
     def extract_glue_data(notebook, source_map, logger):
         numbers, problems = glue_table(notebook, source_map)
-        env = app.env
+        env = _current["app"].env
         if problems:
             raise ProvenanceError(f"{env.doc2path(env.docname, False)}:\n  " + "\n  ".join(problems))
         env.temp_data[TEMP] = numbers
@@ -193,8 +197,7 @@ def visit_number(self, node) -> None:
 
 
 def depart_number(self, node) -> None:
-    shapes = f' <span class="prov-label">Shape</span> {html.escape(", ".join(node["prov_shapes"]))}' \
-        if node["prov_shapes"] else ""
+    shapes = ", read from " + html.escape(", ".join(node["prov_shapes"])) if node["prov_shapes"] else ""
     self.body.append(
         f'</a><span class="prov-tip" id="prov-tip-{node["serial"]}" hidden>'
         f'<span class="prov-row"><span class="prov-label">Made by</span> '

@@ -49,7 +49,7 @@ def test_provenance_is_the_calling_line_and_holds_no_digits(monkeypatch):
          x0.max() - x0.min())
     first, second = (m[PROVENANCE_KEY] for _, m in shown)
     assert first["source"] == 'glue("x0_12", x0[1, 2])'
-    assert first["kind"] == "a float" and first["shapes"] == ["x0 (2, 3)"]
+    assert first["kind"] == "a float" and first["shapes"] == ["x0 of shape (2, 3)"]
     assert second["source"] == 'glue("spread",\n         x0.max() - x0.min())'
     assert second["line"] == first["line"] + 1
     assert "0.71428" not in repr(first)  # the digits live in the glue data only, never in the metadata

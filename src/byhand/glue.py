@@ -82,7 +82,7 @@ def kind(value) -> str:
 
 
 def _shapes(text: str, frame) -> list[str]:
-    """``name (a, b)`` for each array that the glued expression reads by name, e.g. ``x0`` in ``x0[2, 4]``."""
+    """``name of shape (a, b)`` for each array that the glued expression reads by name, e.g. ``x0`` in ``x0[2, 4]``."""
     try:
         call = ast.parse("(" + text + "\n)", mode="eval").body
     except SyntaxError:
@@ -95,7 +95,7 @@ def _shapes(text: str, frame) -> list[str]:
             obj = frame.f_locals.get(node.id, frame.f_globals.get(node.id))
             if isinstance(obj, np.ndarray) and obj.ndim > 0:
                 found.append(node.id)
-    return [f"{n} {tuple(int(k) for k in frame.f_locals.get(n, frame.f_globals.get(n)).shape)}" for n in found]
+    return [f"{n} of shape {tuple(int(k) for k in frame.f_locals.get(n, frame.f_globals.get(n)).shape)}" for n in found]
 
 
 def provenance(value, frame=None) -> dict:
