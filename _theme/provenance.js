@@ -42,13 +42,42 @@
 
   function later() { clearTimeout(timer); timer = setTimeout(hide, 200); }  // time to move onto the popover
 
-  function go(id, focus) {
+  // Mark the line of the cell's code where the glue call starts (the first line holding the expression's first line).
+  function markLine(target, expr) {
+    target.querySelectorAll(".prov-line").forEach(function (m) { m.remove(); });
+    const first = (expr || "").split("\n")[0].trim();
+    const pre = first && target.querySelector("pre");
+    if (!pre) return null;
+    const index = pre.textContent.split("\n").findIndex(function (l) { return l.includes(first); });
+    if (index < 0) return null;
+    const style = getComputedStyle(pre);
+    const lh = parseFloat(style.lineHeight) || 1.4 * parseFloat(style.fontSize);
+    const box = pre.parentElement;
+    if (getComputedStyle(box).position === "static") box.style.position = "relative";
+    const mark = document.createElement("span");
+    mark.className = "prov-line";
+    mark.setAttribute("aria-hidden", "true");
+    mark.style.top = (pre.offsetTop + parseFloat(style.paddingTop) + index * lh) + "px";
+    mark.style.height = lh + "px";
+    box.appendChild(mark);
+    setTimeout(function () { mark.remove(); }, 2500);
+    return mark;
+  }
+
+  function exprOf(link) {
+    const holder = link.classList.contains("prov-num") ? tipOf(link) : link.closest(".prov-tip, tr");
+    const code = holder && holder.querySelector(".prov-expr");
+    return code ? code.textContent : "";
+  }
+
+  function go(id, focus, expr) {
     const target = document.getElementById(id);
     if (!target) return false;
     for (let d = target.closest("details"); d; d = d.parentElement && d.parentElement.closest("details")) d.open = true;
     target.querySelectorAll("details").forEach(function (d) { d.open = true; });  // a hide-cell's own toggle
     hide();
-    target.scrollIntoView({block: "center"});
+    const mark = markLine(target, expr);
+    (mark || target).scrollIntoView({block: "center"});
     if (focus) {
       if (!target.hasAttribute("tabindex")) target.setAttribute("tabindex", "-1");
       target.focus({preventScroll: true});
@@ -64,7 +93,7 @@
     const link = ev.target.closest("a.prov-num, a.prov-go, a.prov-cell-link");
     if (!link) return;
     const id = (link.getAttribute("href") || "").replace(/^#/, "");
-    if (go(id, true)) {
+    if (go(id, true, exprOf(link))) {
       ev.preventDefault();
       history.pushState(null, "", "#" + id);
     }

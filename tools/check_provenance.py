@@ -12,7 +12,7 @@ sample of the page's glued numbers (first, middle, last, and two between) it
 - focuses the number from the keyboard: the popover shows; Escape closes it and focus stays on the number; Tab
   moves on, never into the popover;
 - follows the number's link: the element with that id must come into view, be highlighted, and hold the code that
-  contains the glue call (a cell of the page, or its listing in "Numbers in this chapter");
+  contains the glue call (a cell of the page, or its listing in "Numbers in this chapter"), with that line marked;
 - measures the contrast of the popover's text (≥ 4.5:1) in light and in dark mode, and of the number on its tint;
 - at 390 px, checks that an open popover fits in the window.
 
@@ -95,7 +95,7 @@ TARGET_JS = """(id) => {
   const r = t.getBoundingClientRect();
   return {inView: r.bottom > 0 && r.top < window.innerHeight && r.height > 0, flash: t.classList.contains('prov-flash'),
           code: [...t.querySelectorAll('pre')].map(p => p.textContent).join('\\n'),
-          focused: document.activeElement === t, hash: location.hash};
+          focused: document.activeElement === t, hash: location.hash, line: !!t.querySelector('.prov-line')};
 }"""
 
 
@@ -231,6 +231,8 @@ def check_page(page, rel: str, site: Path = SITE) -> list[tuple[str, str]]:
             if tip["expr"] and tip["expr"] not in target["code"] and not any(
                     tip["expr"] in c and c.strip() in target["code"] for c in code_cells(md)):
                 say(f"{a['href']} does not show the code {tip['expr']!r}")
+            elif tip["expr"] and tip["expr"].split("\n")[0].strip() in target["code"] and not target["line"]:
+                say(f"following {a['href']}: the line of {tip['expr']!r} is not marked")
     # 390 px: an open popover fits the window
     if shown:
         a = shown[len(shown) // 2]
