@@ -135,12 +135,17 @@ def matching_calls(key: str, calls) -> list[str]:
 
 def rounds_to(shown: str, full: str) -> bool:
     """The prose shows the glued value rounded (or the value itself, for text)."""
+    percent = shown.endswith("%")  # a `:.1%` format
+    digits = shown.rstrip("%")
     try:
-        s, f = float(shown.replace("−", "-").replace(",", "")), float(full)
+        s, f = float(digits.replace("−", "-").replace(",", "")), float(full)
     except ValueError:
         return shown.strip("'\"") in full or full.strip("'\"") in shown
-    decimals = len(shown.split(".")[1]) if "." in shown and "e" not in shown.lower() else 0
-    return abs(s - f) <= 0.5 * 10.0 ** -decimals * (1 + 1e-9) + 1e-12
+    mantissa, _, exponent = digits.lower().partition("e")  # 5.15e-05: two decimals of the mantissa
+    decimals = (len(mantissa.split(".")[1]) if "." in mantissa else 0) - int(exponent or 0)
+    if percent:
+        s, decimals = s / 100, decimals + 2
+    return abs(s - f) <= 0.5 * 10.0 ** -decimals * (1 + 1e-9) + 1e-15
 
 
 def sample(n: int) -> list[int]:
