@@ -148,6 +148,20 @@ def rounds_to(shown: str, full: str) -> bool:
     return abs(s - f) <= 0.5 * 10.0 ** -decimals * (1 + 1e-9) + 1e-15
 
 
+def until(page, js: str, arg, timeout: int = 4000) -> bool:
+    """Wait until ``js(arg)`` is true in the page (the machine may be loaded: no fixed sleeps); False if it never is."""
+    try:
+        page.wait_for_function(js, arg=arg, timeout=timeout)
+        return True
+    except Exception:  # noqa: BLE001 - playwright's TimeoutError: the caller reports what did not happen
+        return False
+
+
+SHOWN_JS = "(id) => { const t = document.getElementById(id); return t && !t.hidden && t.getClientRects().length > 0; }"
+HIDDEN_JS = "(id) => { const t = document.getElementById(id); return t && t.hidden; }"
+LANDED_JS = "(id) => { const t = document.getElementById(id); return t && t.classList.contains('prov-flash'); }"
+
+
 def sample(n: int) -> list[int]:
     return sorted({0, n // 4, n // 2, (3 * n) // 4, n - 1}) if n else []
 
@@ -192,7 +206,7 @@ def check_page(page, rel: str, site: Path = SITE) -> list[tuple[str, str]]:
         # hover
         loc.scroll_into_view_if_needed()
         loc.hover()
-        page.wait_for_timeout(50)
+        until(page, SHOWN_JS, a["tip"])
         tip = page.evaluate(TIP_JS, a["tip"])
         if not tip or not tip["visible"]:
             say("hovering shows no popover")
@@ -207,15 +221,14 @@ def check_page(page, rel: str, site: Path = SITE) -> list[tuple[str, str]]:
                     say(f"{mode} mode: {what} contrast {ratio:.2f}:1 (< {MIN_CONTRAST}:1)")
         page.evaluate("() => { document.documentElement.dataset.theme = 'light'; }")
         page.mouse.move(0, 0)
-        page.wait_for_timeout(300)
-        if not page.evaluate(TIP_JS, a["tip"])["hidden"]:
+        if not until(page, HIDDEN_JS, a["tip"]):
             say("the popover stays open after the pointer leaves")
         # keyboard: focus shows, Escape hides, focus stays, Tab moves on and not into the popover
         loc.focus()
-        if not page.evaluate(TIP_JS, a["tip"])["visible"]:
+        if not until(page, SHOWN_JS, a["tip"]):
             say("keyboard focus shows no popover")
         page.keyboard.press("Escape")
-        if not page.evaluate(TIP_JS, a["tip"])["hidden"]:
+        if not until(page, HIDDEN_JS, a["tip"]):
             say("Escape does not close the popover")
         if page.evaluate("(i) => document.activeElement === document.querySelectorAll('a.prov-num')[i]", i) is False:
             say("Escape moved the focus")
@@ -225,7 +238,7 @@ def check_page(page, rel: str, site: Path = SITE) -> list[tuple[str, str]]:
         # the link lands on the cell that holds the call
         loc.scroll_into_view_if_needed()
         loc.click()
-        page.wait_for_timeout(100)
+        until(page, LANDED_JS, a["href"].lstrip("#"))
         target = page.evaluate(TARGET_JS, a["href"].lstrip("#"))
         if target is None:
             say(f"its link {a['href']} has no target")
@@ -247,6 +260,7 @@ def check_page(page, rel: str, site: Path = SITE) -> list[tuple[str, str]]:
         loc = p2.locator("a.prov-num").nth(a["i"])
         loc.scroll_into_view_if_needed()
         loc.focus()
+        until(p2, SHOWN_JS, a["tip"])
         tip = p2.evaluate(TIP_JS, a["tip"])
         if not tip["visible"] or tip["left"] < 0 or tip["right"] > tip["vw"] + 0.5:
             found.append(("provenance", f"at 390 px the popover of {a['key']} does not fit "
