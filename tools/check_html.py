@@ -50,6 +50,8 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
+from check_provenance import check_page as check_provenance  # the numbers' popovers (tools/check_provenance.py)
+
 ROOT = Path(__file__).resolve().parent.parent
 SITE = ROOT / "_build" / "html"
 SHOTS = ROOT / "_build" / "screenshots"
@@ -369,6 +371,7 @@ def check_page(browser, base: str, rel: str, chapters: list[str]) -> tuple[list[
     answer_found, answered = check_answers(page)
     found += answer_found
     full_shot(page, rel)
+    found += check_provenance(page, rel, SITE)  # after the photo: it opens cells and follows links
     context.close()
 
     # ---- 390 px: the page never scrolls sideways; wide things scroll in their own box
