@@ -1,5 +1,4 @@
 """Tests for byhand.views.learning: one gradient step of a small GPT, measured against an independent loss."""
-import time
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -67,15 +66,6 @@ def test_curve_starts_at_loss_and_view_draws():
     draw(fig, {"eta": 0.1})
     assert len(fig.axes) == 2
     plt.close(fig)
-
-
-def test_state_is_fast():
-    params, grads, _ = setup(4)
-    p0, g2 = 0.5, grad_norm2(grads)
-    t = time.perf_counter()
-    for _ in range(10):
-        step_state(params, grads, IDS, A, CONFIG, 0.1, p0, g2)
-    assert (time.perf_counter() - t) / 10 < 0.05
 
 
 def test_the_live_widget_moves_the_step_and_the_after_bar_in_place():

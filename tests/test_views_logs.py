@@ -1,6 +1,5 @@
 """Tests for byhand.views.logs, checked against −log of probabilities written out by hand."""
 import math
-import time
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -62,14 +61,10 @@ def test_unknown_answer_is_refused():
         logs_state(Z, WORDS, "zz")
 
 
-def test_the_state_is_fast_and_the_view_draws():
+def test_the_view_draws():  # the state's speed is in benchmarks/bench_widgets.py
     rng = np.random.default_rng(0)
     z = rng.normal(size=116) * 3
     words = tuple(f"w{i}" for i in range(116))
-    start = time.perf_counter()
-    for _ in range(20):
-        logs_state(z, words, "w9")
-    assert (time.perf_counter() - start) / 20 < 0.05
     fig = plt.figure()
     logs_view(z, words)(fig, {"answer": "w9"})
     assert len(fig.axes) == 2
