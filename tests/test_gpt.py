@@ -192,20 +192,18 @@ def test_float32_stays_float32():
     assert all(g.dtype == np.float32 for g in grads.values())
 
 
-@pytest.mark.parametrize(
-    "ids, message",
-    [
-        (np.array([[1, 2, 3, 4, 5, 6, 0]]), "longer than the context"),
-        (np.zeros((1, 0), dtype=int), "empty"),
-        (np.array([1, 7]), "outside the vocabulary"),
-        (np.array([-1, 2]), "outside the vocabulary"),
-        (np.array([1.0, 2.0]), "integer token ids"),
-        (np.zeros((1, 1, 2), dtype=int), r"shape \(T,\) or \(B, T\)"),
-    ],
-)
-def test_rejects_bad_ids(ids, message):
-    with pytest.raises(ValueError, match=message):
-        gpt_forward(init_gpt_params(CFG), ids, CFG)
+def test_a_batch_of_one_token_sequences_is_b_sequences():
+    """ids of shape (B, 1): the first step of B prompts, as every GPT library feeds it."""
+    p = _random_params(CFG, seed=3)
+    ids = np.array([[1], [4], [6]])  # (3, 1)
+    logits, _ = gpt_forward(p, ids, CFG)
+    assert logits.shape == (3, 1, CFG.vocab_size)
+    np.testing.assert_allclose(logits, _reference_logits(p, ids, CFG), rtol=1e-12, atol=1e-12)
+    for b in range(3):  # each row is that one token alone, at position 0
+        np.testing.assert_allclose(logits[b], gpt_forward(p, ids[b], CFG)[0], rtol=1e-12, atol=1e-12)
+
+
+# bad ids: one row per kind in tests/test_bad_input.py
 
 
 def test_rejects_bad_params_config_and_batch():

@@ -142,13 +142,11 @@ def check_ids(name: str, ids, vocab_size: int) -> np.ndarray:
 
 def check_sequence_ids(name: str, ids, vocab_size: int, max_len: int, limit: str) -> np.ndarray:
     """``check_ids`` for a model's input: shape (T,) or (B, T) with 1 <= T <= max_len (``limit`` names max_len in
-    the message). A column (T, 1) with T > 1 is refused: read as (B, T) it would be T sequences of one token."""
+    the message). 2-D ids are always (B, T): a (B, 1) array is B sequences of one token each (the first step of B
+    prompts), as in every GPT library."""
     a = check_ids(name, ids, vocab_size)
     if a.ndim not in (1, 2):
         raise ValueError(f"{name} must have shape (T,) or (B, T), got {a.shape}")
-    if a.ndim == 2 and a.shape[1] == 1 and a.shape[0] > 1:
-        raise ValueError(f"{name} has shape {a.shape}, which reads as {a.shape[0]} sequences of one token each; "
-                         f"pass one sequence as shape (T,) (ids.ravel()) or a batch as (B, T)")
     if a.shape[-1] > max_len:
         raise ValueError(f"{name} has {a.shape[-1]} tokens, longer than {limit}")
     return a

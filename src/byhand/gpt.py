@@ -176,9 +176,10 @@ def _block_backward(dres2, c, pre, grads, gtrace):
 def gpt_forward(params: dict, ids, config: GPTConfig):
     """Logits of the next token at every position: ids (B, T) or (T,) -> logits (B, T, V) or (T, V).
 
+    2-D ids are always (B, T): ids of shape (B, 1) are B sequences of one token each (the first step of B prompts).
     Position t sees only tokens 0..t (causal mask). Returns (logits, cache) with cache["trace"] the
     ordered dict of every named intermediate (module docstring). ValueError for ids that are empty,
-    longer than the context, outside [0, V), not 1-D/2-D or a (T, 1) column, for params that are not a
+    longer than the context, outside [0, V), not integers, not 1-D/2-D, for params that are not a
     dict or have unknown, missing, misshapen or non-finite entries, and for a config that is not a GPTConfig.
     """
     p = _checked(params, config)
