@@ -3,7 +3,7 @@
 One table, ``CASES``, sweeps the entry points against the kinds of bad input:
 
     type      a wrong Python type (a list for a params dict, a string for an array, a float for an id)
-    shape     a wrong shape (a missing axis, a mismatched width, a (T, 1) column of ids)
+    shape     a wrong shape (a missing axis, a mismatched width, 3-D ids)
     empty     an empty sequence or array
     nonfinite NaN or inf in an array (or a number)
     id        a token id (or target) outside the vocabulary
@@ -54,7 +54,7 @@ import numpy as np
 import pytest
 
 from byhand import activations, attention, embedding, encdec, gpt, gpt2, gradcheck, ioi, layernorm, linear, loss, mha
-from byhand import optim, softmax, toy_gpt
+from byhand import display, optim, softmax, toy_gpt
 
 RNG = np.random.default_rng(0)
 NAN, INF = np.nan, np.inf
@@ -158,6 +158,13 @@ rows("softmax_forward",
      ("value", lambda: softmax.softmax_forward(Z, mask=np.zeros((2, 3), bool)), "every entry masked"))
 gradient_rows("softmax_backward", softmax.softmax_backward, SM_CACHE, Z, "dp", np.ones(3),
               r"dp must have the shape of p \(2, 3\)", bad_type=None)
+rows("softmax_forward",
+     ("type", lambda: softmax.softmax_forward(np.array([True, False])), "z must be numbers, got dtype bool"))
+rows("softmax_backward",
+     ("type", lambda: softmax.softmax_backward(Z, None),
+      r"cache must be the cache softmax_forward returned \(a dict with p, axis\), got NoneType"))
+rows("log_softmax_backward",
+     ("type", lambda: softmax.log_softmax_backward(Z, {"p": Z}), "cache must be the cache log_softmax_forward returned"))
 rows("log_softmax_forward",
      ("type", lambda: softmax.log_softmax_forward([["a", "b"]]), "z must be numeric"),
      ("shape", lambda: softmax.log_softmax_forward(3.0), "at least one axis"),
@@ -523,6 +530,15 @@ rows("params_to_hf",
      ("type", lambda: gpt2.params_to_hf(list(P.values()), CFG), "params must be a dict"),
      ("shape", lambda: gpt2.params_to_hf(_with(P, "P", P["P"][:2]), CFG), r"parameter P must have shape \(4, 8\)"),
      ("nonfinite", lambda: gpt2.params_to_hf(_with(P, "E", _nan_at(P["E"])), CFG), "parameter E contains NaN or inf"))
+
+# ---- displays ----------------------------------------------------------------------------------------------------
+rows("fmt",
+     ("type", lambda: display.fmt("a", 2), "x must be a real number, got 'a'"),
+     ("type", lambda: display.fmt(1.0, 2.0), r"digits must be between 0 and 5 \(the book prints at most 5 decimals\), got 2.0"),
+     ("value", lambda: display.fmt(1.0, 6), "digits must be between 0 and 5"))
+rows("dot_terms",  # at the call, not later when the terms are displayed
+     ("type", lambda: display.dot_terms([1.0, 2.0], [3.0, 4.0], digits="2"), r"digits must be between 0 and 5 .*, got '2'"),
+     ("value", lambda: display.dot_terms([1.0, 2.0], [3.0, 4.0], digits=9), "digits must be between 0 and 5"))
 
 # ---- the Part II toy ----------------------------------------------------------------------------------------------
 rows("toy_gpt.tokenize",

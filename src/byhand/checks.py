@@ -54,10 +54,13 @@ def check_numeric(name: str, x) -> np.ndarray:
     return a
 
 
-def as_float(name: str, x, neg_inf_hint: str = "") -> np.ndarray:
+def as_float(name: str, x, neg_inf_hint: str = "", booleans: bool = True) -> np.ndarray:
     """Return ``x`` as a floating ndarray (float64 unless already float32/float64), refusing NaN and inf
-    (``neg_inf_hint`` is added to the message when the culprit is -inf; see ``check_finite``)."""
+    (``neg_inf_hint`` is added to the message when the culprit is -inf; see ``check_finite``), and booleans
+    unless ``booleans``."""
     a = check_numeric(name, x)
+    if not booleans and a.dtype == np.bool_:
+        raise ValueError(f"{name} must be numbers, got dtype bool")
     if a.dtype not in (np.float32, np.float64):
         a = a.astype(np.float64)
     check_finite(name, a, neg_inf_hint)
@@ -88,6 +91,23 @@ def check_int(name: str, value, low: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
         raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
     return int(value)
+
+
+def check_cache(cache, keys: tuple[str, ...], forward: str) -> Mapping:
+    """Return ``cache``, which must be the dict that ``forward`` returned (it holds every name in ``keys``)."""
+    if not isinstance(cache, Mapping) or any(key not in cache for key in keys):
+        raise ValueError(f"cache must be the cache {forward} returned (a dict with {', '.join(keys)}), "
+                         f"got {type(cache).__name__}")
+    return cache
+
+
+def check_like(name: str, grad, like: np.ndarray, what: str) -> np.ndarray:
+    """A backward pass's incoming gradient: ``grad`` as floats (``as_float``), with the shape of ``like``, the
+    forward's output (``what`` names it in the message: "p", "the logits")."""
+    grad = as_float(name, grad)
+    if grad.shape != like.shape:
+        raise ValueError(f"{name} must have the shape of {what} {like.shape}, got {grad.shape}")
+    return grad
 
 
 def check_instance(name: str, obj, cls: type, what: str = "") -> None:
