@@ -314,6 +314,13 @@ rows("gpt_forward",
      ("long", lambda: gpt.gpt_forward(P, np.arange(5), CFG), "ids has 5 tokens, longer than the context of 4"))
 gradient_rows("gpt_backward", gpt.gpt_backward, G_CACHE, LOGITS, "dlogits", LOGITS[0],
               r"dlogits must have the shape of the logits \(2, 3, 7\)")
+rows("gpt_loss",
+     ("type", lambda: gpt.gpt_loss(P, IDS, CFG), r"batch must be a pair \(ids, targets\)"),
+     ("shape", lambda: gpt.gpt_loss(P, (IDS, TARGETS[:, :2]), CFG), "targets must have the shape of ids"),
+     ("empty", lambda: gpt.gpt_loss(P, (IDS, np.full_like(IDS, -1)), CFG), "no counted positions"),
+     ("id", lambda: gpt.gpt_loss(P, (IDS, TARGETS + 2), CFG), r"target 7 is out of range \[0, 7\)"),
+     ("long", lambda: gpt.gpt_loss(P, (np.ones((1, 5), int), np.ones((1, 5), int)), CFG), "longer than the context"),
+     ("value", lambda: gpt.gpt_loss(P, (IDS, TARGETS), CFG, label_smoothing=1.0), r"label_smoothing must be in \[0, 1\)"))
 rows("gpt_loss_and_grads",
      ("type", lambda: gpt.gpt_loss_and_grads(list(P.items()), (IDS, TARGETS), CFG), "params must be a dict"),
      ("type", lambda: gpt.gpt_loss_and_grads(P, IDS, CFG), r"batch must be a pair \(ids, targets\)"),
@@ -422,7 +429,8 @@ rows("AdamConfig",
 rows("AdamWConfig",
      ("type", lambda: optim.AdamWConfig(decay="W"), "decay must be None or a callable"),
      ("nonfinite", lambda: optim.AdamWConfig(lr=NAN), "lr must be >= 0"),
-     ("value", lambda: optim.AdamWConfig(eps=0.0), "eps must be > 0"))
+     ("value", lambda: optim.AdamWConfig(eps=0.0), "eps must be > 0"),
+     ("type", lambda: optim.AdamWConfig(bias_correction="no"), "bias_correction must be True or False, got 'no'"))
 rows("init_state",
      ("type", lambda: optim.init_state([np.ones(2)]), "params must be a dict of name -> array, got list"),
      ("nonfinite", lambda: optim.init_state({"W": _nan_at(np.ones(2))}), "param 'W' contains NaN or inf"),

@@ -11,7 +11,8 @@ import pytest
 
 import byhand.gpt as gpt_mod
 from byhand.attention import causal_mask
-from byhand.gpt import GPTConfig, gpt_backward, gpt_forward, gpt_loss_and_grads, gpt_param_shapes, init_gpt_params
+from byhand.gpt import (GPTConfig, gpt_backward, gpt_forward, gpt_loss, gpt_loss_and_grads, gpt_param_shapes,
+                        init_gpt_params)
 from byhand.gradcheck import gradcheck
 from byhand.linear import linear_forward
 from byhand.loss import cross_entropy_forward
@@ -65,6 +66,19 @@ def _reference_logits(p, ids, config):
 def _loss(p, config, ids=IDS, targets=TARGETS, label_smoothing=0.1):
     logits, _ = gpt_forward(p, ids, config)
     return float(cross_entropy_forward(logits, targets, label_smoothing=label_smoothing)[0])
+
+
+def test_gpt_loss_is_the_loss_of_gpt_loss_and_grads_without_the_backward():
+    p = _random_params(CFG, seed=2)
+    for smoothing in (0.0, 0.1):
+        full, _, _ = gpt_loss_and_grads(p, (IDS, TARGETS), CFG, label_smoothing=smoothing)
+        assert gpt_loss(p, (IDS, TARGETS), CFG, label_smoothing=smoothing) == full
+    # and the independent forward's cross-entropy, written out: -mean log softmax at the counted targets
+    z = _reference_logits(p, IDS, CFG)
+    logp = z - z.max(-1, keepdims=True) - np.log(np.exp(z - z.max(-1, keepdims=True)).sum(-1, keepdims=True))
+    counted = TARGETS != -1
+    expected = -np.take_along_axis(logp, np.where(counted, TARGETS, 0)[..., None], -1)[..., 0][counted].mean()
+    np.testing.assert_allclose(gpt_loss(p, (IDS, TARGETS), CFG), expected, rtol=1e-12)
 
 
 def test_parameter_table_names_and_shapes():

@@ -238,6 +238,27 @@ def gpt_backward(dlogits, cache):
     return {name: grads[name] for name in gpt_param_shapes(config)}, gtrace
 
 
+def _batch(batch):
+    """``(ids, targets)`` of a batch, which must be a pair of arrays of one shape."""
+    if not isinstance(batch, (tuple, list)) or len(batch) != 2:
+        raise ValueError("batch must be a pair (ids, targets)")
+    ids, targets = batch
+    if np.shape(targets) != np.shape(ids):
+        raise ValueError(f"targets must have the shape of ids {np.shape(ids)}, got {np.shape(targets)}")
+    return ids, targets
+
+
+def gpt_loss(params: dict, batch, config: GPTConfig, label_smoothing: float = 0.0) -> float:
+    """The mean next-token cross-entropy on a batch, by the forward pass alone (no gradients, no trace).
+
+    batch = (ids, targets) as for ``gpt_loss_and_grads``. Used where a loss is read at moved parameters: a nudge,
+    a finite difference, a step along a line (Part II, "The backward pass, output layer", and after).
+    """
+    ids, targets = _batch(batch)
+    logits, _ = gpt_forward(params, ids, config)  # (B, T, V)
+    return float(cross_entropy_forward(logits, targets, label_smoothing=label_smoothing, ignore_index=-1)[0])
+
+
 def gpt_loss_and_grads(params: dict, batch, config: GPTConfig, label_smoothing: float = 0.0):
     """One forward and backward on a batch: mean next-token cross-entropy and every gradient.
 
@@ -245,11 +266,7 @@ def gpt_loss_and_grads(params: dict, batch, config: GPTConfig, label_smoothing: 
     Returns (loss, grads, trace): loss a float, grads keyed like params, trace the forward trace,
     then the loss's "p" (softmax of the logits) and "q" (smoothed targets), then the grad_trace.
     """
-    if not isinstance(batch, (tuple, list)) or len(batch) != 2:
-        raise ValueError("batch must be a pair (ids, targets)")
-    ids, targets = batch
-    if np.shape(targets) != np.shape(ids):
-        raise ValueError(f"targets must have the shape of ids {np.shape(ids)}, got {np.shape(targets)}")
+    ids, targets = _batch(batch)
     logits, cache = gpt_forward(params, ids, config)  # (B, T, V)
     loss, loss_cache = cross_entropy_forward(logits, targets, label_smoothing=label_smoothing, ignore_index=-1)
     dlogits = cross_entropy_backward(1.0, loss_cache)  # (p - q) / N on counted positions, 0 elsewhere

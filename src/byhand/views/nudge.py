@@ -19,8 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..gpt import GPTConfig, gpt_forward, gpt_loss_and_grads
-from ..loss import cross_entropy_forward
+from ..gpt import GPTConfig, gpt_loss, gpt_loss_and_grads
 
 
 def entry_index(params: dict, name: str, index) -> tuple[int, ...]:
@@ -43,10 +42,7 @@ def nudged_loss(params: dict, batch, config: GPTConfig, name: str, index, delta:
     moved = dict(params)  # a shallow copy: only the nudged array is replaced
     moved[name] = np.array(params[name], dtype=np.float64)  # (shape of the parameter) a fresh copy
     moved[name][idx] += delta
-    ids, targets = batch
-    logits, _ = gpt_forward(moved, ids, config)  # (..., T, V)
-    loss, _ = cross_entropy_forward(logits, targets, ignore_index=-1)
-    return float(loss)
+    return gpt_loss(moved, batch, config)
 
 
 @dataclass(frozen=True)
