@@ -19,6 +19,7 @@ import numpy as np
 
 from ..gpt import GPTConfig, gpt_loss
 from ..optim import AdamWConfig, adamw_step, init_state
+from . import make_view
 
 
 def first_step(params: dict, grads: dict, opt: AdamWConfig, lr: float, bias_correction: bool = True) -> dict:
@@ -142,8 +143,4 @@ def adamw_view(params: dict, grads: dict, batch, config: GPTConfig, opt: AdamWCo
     def state(setting: dict) -> AdamWState:
         return adamw_state(params, grads, batch, config, opt, 10.0 ** setting["log10_lr"], setting["bias_correction"])
 
-    def draw(fig, setting: dict):
-        update = draw_adamw(fig, state(setting), curve)
-        return lambda new: update(state(new))
-
-    return draw
+    return make_view(state, draw_adamw, curve)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..gpt import GPTConfig, gpt_loss, gpt_loss_and_grads
+from . import make_view
 
 
 def entry_index(params: dict, name: str, index) -> tuple[int, ...]:
@@ -192,8 +193,4 @@ def nudge_view(params: dict, batch, config: GPTConfig, name: str, index, span: f
     def state(setting: dict) -> NudgeState:
         return nudge_state(params, batch, config, name, index, setting["delta"])
 
-    def draw(fig, setting: dict):
-        update = draw_nudge(fig, state(setting), curve)
-        return lambda new: update(state(new))
-
-    return draw
+    return make_view(state, draw_nudge, curve)

@@ -14,6 +14,7 @@ from matplotlib.ticker import PercentFormatter
 
 from ..gpt import GPTConfig, gpt_param_shapes
 from ..toy_gpt import TOY_CONFIG
+from . import make_view
 
 GROUPS = ("embeddings", "attention", "feed-forward", "layer norms", "output")
 
@@ -119,8 +120,4 @@ def params_view(base: GPTConfig = TOY_CONFIG):
 
     state = lru_cache(maxsize=None)(lambda d_model: param_state(d_model, base))  # 33 counts each: kept per width
 
-    def draw(fig, setting: dict):
-        update = draw_params(fig, state(setting["d_model"]), max_share)
-        return lambda new: update(state(new["d_model"]))
-
-    return draw
+    return make_view(lambda setting: state(setting["d_model"]), draw_params, max_share)
