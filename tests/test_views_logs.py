@@ -12,7 +12,7 @@ from matplotlib.figure import Figure
 
 from layout_check import check_layout
 from byhand.views.logs import logs_state, logs_view
-from live_helpers import assert_moves_in_place
+from byhand.widgets import sweep
 
 WORDS = ("a", "b", "c", "d")
 Z = np.array([2.0, 1.0, 0.0, -1.0])
@@ -71,14 +71,16 @@ def test_the_view_draws():  # the state's speed is in benchmarks/bench_widgets.p
     plt.close(fig)
 
 
-def test_the_live_widget_moves_the_points_and_titles_in_place():
+def live_case():
+    """For tests/test_view_frames.py: the view, the live widget's moves, the chapter's static-slider settings."""
     rng = np.random.default_rng(1)
     z = rng.normal(size=116) * 3
     words = tuple(f"w{i}" for i in range(116))
     by_p = [words[i] for i in np.argsort(-z, kind="stable")]
     draw = logs_view(z, words)
     # the dropdown's ends and between: the most likely word, the least likely, and some in the middle
-    assert_moves_in_place(draw, [{"answer": by_p[k]} for k in (0, 115, 1, 20, 70)])
+    moves = [{"answer": by_p[k]} for k in (0, 115, 1, 20, 70)]
+    return draw, moves, sweep({"answer": by_p[0]}, "answer", [by_p[k] for k in (0, 1, 2, 5, 10, 20, 40, 70, 115)])
 
 
 def test_every_right_word_keeps_the_axes_still():

@@ -12,7 +12,7 @@ from matplotlib.figure import Figure
 
 from layout_check import check_layout
 from byhand.views.softmax import softmax_state, softmax_t, softmax_view
-from live_helpers import assert_moves_in_place
+from byhand.widgets import sweep
 
 WORDS = ("a", "b", "c", "d")
 Z = np.array([2.0, 1.0, 0.0, -1.0])
@@ -89,7 +89,8 @@ def test_the_view_draws():  # the state's speed is in benchmarks/bench_widgets.p
     plt.close(fig)
 
 
-def test_the_live_widget_moves_bars_labels_and_title_in_place():
+def live_case():
+    """For tests/test_view_frames.py: the view, the live widget's moves, the chapter's static-slider settings."""
     rng = np.random.default_rng(1)
     z = rng.normal(size=116) * 3
     words = tuple(f"w{i}" for i in range(116))
@@ -97,12 +98,13 @@ def test_the_live_widget_moves_bars_labels_and_title_in_place():
     draw = softmax_view(z, words)
     # every control at its ends: a word among the top 8 (first, last), from outside them (the 9th place fills and
     # empties), nudge −5..5, temperature 0.25..4
-    assert_moves_in_place(draw, [{"word": by_p[1], "nudge": 0.0, "temperature": 1.0},
-                                 {"word": by_p[1], "nudge": 5.0, "temperature": 0.25},
-                                 {"word": by_p[115], "nudge": 5.0, "temperature": 0.25},
-                                 {"word": by_p[0], "nudge": -5.0, "temperature": 4.0},
-                                 {"word": by_p[40], "nudge": -5.0, "temperature": 4.0},
-                                 {"word": by_p[7], "nudge": 2.5, "temperature": 1.75}])
+    moves = [{"word": by_p[1], "nudge": 0.0, "temperature": 1.0},
+             {"word": by_p[1], "nudge": 5.0, "temperature": 0.25},
+             {"word": by_p[115], "nudge": 5.0, "temperature": 0.25},
+             {"word": by_p[0], "nudge": -5.0, "temperature": 4.0},
+             {"word": by_p[40], "nudge": -5.0, "temperature": 4.0},
+             {"word": by_p[7], "nudge": 2.5, "temperature": 1.75}]
+    return draw, moves, sweep({"word": by_p[1], "nudge": 0.0, "temperature": 1.0}, "nudge", np.arange(0.0, 3.6, 0.5))
 
 
 def test_the_axes_and_the_word_list_are_the_same_for_every_word():
