@@ -35,6 +35,7 @@ def fresh_png(draw, setting, figsize, dpi) -> bytes:
     return buf.getvalue()
 
 
+@pytest.mark.pixel
 def test_live_figure_draws_what_a_fresh_figure_draws_whatever_came_before():
     live = LiveFigure(draw_line, figsize=(3, 2), dpi=40)
     first = live.render({"slope": 1.0})
@@ -178,6 +179,7 @@ def test_coalescer_on_a_real_event_loop_runs_on_its_next_turn():
     asyncio.run(go())
 
 
+@pytest.mark.pixel
 def test_live_view_shows_the_first_frame_at_once_and_the_latest_value_after_a_drag():
     import ipywidgets as widgets
 
@@ -218,6 +220,7 @@ def test_live_view_raises_on_a_broken_first_frame_and_shows_a_later_error():
     assert box.children[2].value == "" and box.image.value != before
 
 
+@pytest.mark.pixel
 def test_interactive_view_is_the_live_view():
     import ipywidgets as widgets
 

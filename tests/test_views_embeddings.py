@@ -110,6 +110,7 @@ def live_case():
     return draw, moves, sweep({"j": 12, "delta": 0.0}, "delta", [0.0, -3.0, -2.0, -1.0, 1.0, 2.0, 3.0])
 
 
+@pytest.mark.pixel
 def test_entry_j_shows_even_while_delta_is_0():
     live = LiveFigure(embed_view(PARAMS), (7.0, 3.0), 72)
     frames = [pixels(live.render({"j": j, "delta": 0.0})) for j in (0, 15)]
