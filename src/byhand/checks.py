@@ -86,9 +86,14 @@ def check_nonempty(name: str, x: np.ndarray) -> None:
         raise ValueError(f"{name} is empty, got shape {x.shape}")
 
 
+def is_int(value) -> bool:
+    """True for a Python or NumPy integer (bools, floats, strings and arrays are not integers here)."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
 def check_int(name: str, value, low: int = 1) -> int:
     """Return ``value`` as an int, refusing bools, floats, strings and values below ``low``."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+    if not is_int(value) or value < low:
         raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
     return int(value)
 
@@ -101,12 +106,13 @@ def check_cache(cache, keys: tuple[str, ...], forward: str) -> Mapping:
     return cache
 
 
-def check_like(name: str, grad, like: np.ndarray, what: str) -> np.ndarray:
-    """A backward pass's incoming gradient: ``grad`` as floats (``as_float``), with the shape of ``like``, the
-    forward's output (``what`` names it in the message: "p", "the logits")."""
+def check_grad(name: str, grad, shape: tuple, of: str = "") -> np.ndarray:
+    """A backward pass's incoming gradient: ``grad`` as floats (``as_float``), of the forward output's ``shape``
+    (``of`` names that output in the message, as in "dp must have the shape of p (2, 3)")."""
     grad = as_float(name, grad)
-    if grad.shape != like.shape:
-        raise ValueError(f"{name} must have the shape of {what} {like.shape}, got {grad.shape}")
+    if grad.shape != tuple(shape):
+        want = f"the shape of {of} {tuple(shape)}" if of else f"shape {tuple(shape)}"
+        raise ValueError(f"{name} must have {want}, got {grad.shape}")
     return grad
 
 

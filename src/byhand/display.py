@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .checks import as_float, check_ndim
+from .checks import as_float, check_ndim, is_int
 
 # The width a display may take, in em of MathJax's font: the column is ~38.5 em; 2.5 em are left for the estimate's
 # error (`make check-html` measures the real widths).
@@ -30,7 +30,7 @@ FULL_MAX_ENTRIES = 4096
 
 def check_digits(digits) -> int:
     """``digits``, the decimals a display prints: an integer from 0 to 5 (the book prints at most 5 decimals)."""
-    if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)) or not 0 <= digits <= 5:
+    if not is_int(digits) or not 0 <= digits <= 5:
         raise ValueError(f"digits must be between 0 and 5 (the book prints at most 5 decimals), got {digits!r}")
     return int(digits)
 

@@ -41,8 +41,8 @@ import numpy as np
 
 from byhand.activations import relu_backward, relu_forward
 from byhand.attention import causal_mask, padding_mask
-from byhand.checks import (as_float, check_instance, check_int, check_last_dim, check_ndim, check_sequence_ids,
-                           float_dtype, float_params)
+from byhand.checks import (as_float, check_grad, check_instance, check_int, check_last_dim, check_ndim,
+                           check_sequence_ids, float_dtype, float_params, is_int)
 from byhand.embedding import embedding_backward, embedding_forward, sinusoidal_positions
 from byhand.layernorm import layernorm_backward, layernorm_forward
 from byhand.linear import linear_backward, linear_forward, residual_backward, residual_forward
@@ -73,7 +73,7 @@ class EncDecConfig:
         sizes = ("src_vocab", "tgt_vocab", "d_model", "n_heads", "d_ff", "n_enc_layers", "n_dec_layers", "max_len")
         for field in sizes:
             value = getattr(self, field)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            if not is_int(value) or value < 1:
                 raise ValueError(f"EncDecConfig.{field} must be a positive integer, got {value!r}")
         if self.d_model % self.n_heads != 0:
             raise ValueError(f"n_heads = {self.n_heads} does not divide d_model = {self.d_model}")
@@ -293,10 +293,7 @@ def encdec_backward(dlogits, cache):
     """
     config = cache["config"]
     shapes = encdec_param_shapes(config)
-    dlogits = as_float("dlogits", dlogits)
-    want = cache["trace"]["logits"].shape
-    if dlogits.shape != want:
-        raise ValueError(f"dlogits must have the shape of the logits {want}, got {dlogits.shape}")
+    dlogits = check_grad("dlogits", dlogits, cache["trace"]["logits"].shape, of="the logits")
     grads, gtrace = {}, {"dlogits": dlogits}
     dy, dW_head, grads["b_out"] = linear_backward(dlogits, cache["head"])  # (B, T_t, d_model)
     dmemory = 0.0  # accumulates over the decoder layers' cross-attentions

@@ -36,7 +36,8 @@ import numpy as np
 
 from byhand.activations import gelu_backward, gelu_forward
 from byhand.attention import causal_mask
-from byhand.checks import as_float, check_instance, check_int, check_number, check_sequence_ids, float_dtype, float_params
+from byhand.checks import (check_grad, check_instance, check_int, check_number, check_sequence_ids, float_dtype,
+                           float_params, is_int)
 from byhand.embedding import embedding_backward, embedding_forward, positions_backward, positions_forward
 from byhand.layernorm import layernorm_backward, layernorm_forward
 from byhand.linear import linear_backward, linear_forward, residual_backward, residual_forward
@@ -64,7 +65,7 @@ class GPTConfig:
     def __post_init__(self):
         for field in ("vocab_size", "context", "d_model", "n_heads", "n_layers", "d_ff"):
             value = getattr(self, field)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            if not is_int(value) or value < 1:
                 raise ValueError(f"GPTConfig.{field} must be a positive integer, got {value!r}")
         if self.d_model % self.n_heads != 0:
             raise ValueError(f"n_heads = {self.n_heads} does not divide d_model = {self.d_model}")
@@ -213,10 +214,7 @@ def gpt_backward(dlogits, cache):
     (dlogits^T ln_f), summed over batch and positions.
     """
     config = cache["config"]
-    dlogits = as_float("dlogits", dlogits)
-    want = cache["trace"]["logits"].shape
-    if dlogits.shape != want:
-        raise ValueError(f"dlogits must have the shape of the logits {want}, got {dlogits.shape}")
+    dlogits = check_grad("dlogits", dlogits, cache["trace"]["logits"].shape, of="the logits")
     grads, gtrace = {}, {"dlogits": dlogits}
     dln_f, dW_head, _ = linear_backward(dlogits, cache["head"])  # (B, T, d_model), (d_model, V)
     gtrace["dln_f"] = dln_f

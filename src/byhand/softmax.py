@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from byhand.checks import as_float, check_cache, check_like
+from byhand.checks import as_float, check_cache, check_grad
 
 # what to do instead of writing -inf into the scores: the mask= argument the chapters teach
 _MASK_HINT = "for masked positions pass mask= (a boolean array, True = allowed) instead of -inf scores"
@@ -77,7 +77,7 @@ def softmax_backward(dp, cache):
     which is exactly 0.0 wherever p is 0 (masked entries get no gradient).
     """
     p, axis = (check_cache(cache, ("p", "axis"), "softmax_forward")[k] for k in ("p", "axis"))
-    dp = check_like("dp", dp, p, "p")
+    dp = check_grad("dp", dp, p.shape, of="p")
     s = (p * dp).sum(axis=axis, keepdims=True)  # sum_j p_j dp_j, size 1 along axis
     dz = p * (dp - s)  # same shape as p
     dz = np.where(p == 0, 0.0, dz).astype(dz.dtype, copy=False)  # write +0.0 rather than -0.0 at masked entries
@@ -111,7 +111,7 @@ def log_softmax_backward(dlogp, cache):
         dz_i = dlogp_i - p_i sum_j dlogp_j,    p = exp(logp).
     """
     logp, axis = (check_cache(cache, ("logp", "axis"), "log_softmax_forward")[k] for k in ("logp", "axis"))
-    dlogp = check_like("dlogp", dlogp, logp, "logp")
+    dlogp = check_grad("dlogp", dlogp, logp.shape, of="logp")
     p = np.exp(logp)  # recomputed from the cache rather than stored twice
     dz = dlogp - p * dlogp.sum(axis=axis, keepdims=True)  # same shape as logp
     return dz

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..checks import is_int
 from ..gpt import GPTConfig, gpt_loss, gpt_loss_and_grads
 from . import make_view
 
@@ -32,7 +33,7 @@ def entry_index(params: dict, name: str, index) -> tuple[int, ...]:
     if len(idx) != len(shape):
         raise ValueError(f"index {index!r} has {len(idx)} entries, but {name} has shape {shape}")
     for i, n in zip(idx, shape):
-        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < n:
+        if not is_int(i) or not 0 <= i < n:
             raise ValueError(f"index {index!r} is outside {name} of shape {shape}")
     return tuple(int(i) for i in idx)
 

@@ -12,6 +12,7 @@ from functools import lru_cache
 import numpy as np
 from matplotlib.ticker import PercentFormatter
 
+from ..checks import is_int
 from ..gpt import GPTConfig, gpt_param_shapes
 from ..toy_gpt import TOY_CONFIG
 from . import make_view
@@ -36,7 +37,7 @@ def group_of(name: str) -> str:
 
 def config_for(d_model: int, base: GPTConfig = TOY_CONFIG) -> GPTConfig:
     """``base`` with width d_model and d_ff = 4 d_model (the 4x expansion of GPT-2)."""
-    if isinstance(d_model, bool) or not isinstance(d_model, (int, np.integer)) or d_model < base.n_heads:
+    if not is_int(d_model) or d_model < base.n_heads:
         raise ValueError(f"d_model must be an integer >= n_heads = {base.n_heads}, got {d_model!r}")
     if d_model % base.n_heads:
         raise ValueError(f"n_heads = {base.n_heads} does not divide d_model = {d_model}")
