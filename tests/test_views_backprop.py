@@ -67,7 +67,7 @@ def test_draw_runs():
 
 
 def live_case():
-    """For tests/test_view_frames.py: the view, the live widget's moves, the chapter's static-slider settings."""
+    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
     _, trace = setup()
     draw = backprop_view(trace, 2, words=list("abcde"))
     moves = [{"t": t} for t in (4, 0, 2, 1, 3)]

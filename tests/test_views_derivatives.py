@@ -106,7 +106,7 @@ def test_rms_valley_lies_within_a_decade_of_the_balance():
 
 
 def live_case():
-    """For tests/test_view_frames.py: the view, the live widget's moves, the chapter's static-slider settings."""
+    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
     draw = derivative_view(Z, A, A, np.logspace(-13, 0.5, 55), word="Mary")
     # the chapter's slider: h from 1e-12 to 10^0.4 on a log scale
     settings = [{"h": h} for h in (2.0, 10 ** 0.4, 1e-12, 1e-6, 0.05)]

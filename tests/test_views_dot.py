@@ -83,7 +83,7 @@ def test_dot_view_draws_two_labelled_panels():
 
 
 def live_case():
-    """For tests/test_view_frames.py: the view, the live widget's moves, the chapter's static-slider settings."""
+    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
     q, k = vectors(4, n=64)
     draw = dot_view(q, k)
     moves = [{"theta": 0.0, "j": 0, "delta": 0.0}, {"theta": 35.0, "j": 0, "delta": 0.0},

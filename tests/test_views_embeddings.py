@@ -103,7 +103,7 @@ def test_swap_change_compares_each_token_with_itself():
 
 
 def live_case():
-    """For tests/test_view_frames.py: the view, the live widget's moves, the chapter's static-slider settings."""
+    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
     draw = embed_view(PARAMS)  # the chapter's ranges: j in 0..15, delta in -3..3
     moves = [{"j": 12, "delta": 0.0}, {"j": 0, "delta": 0.0}, {"j": 15, "delta": 0.0},
              {"j": 0, "delta": -3.0}, {"j": 15, "delta": 3.0}, {"j": 7, "delta": 1.25}]

@@ -107,7 +107,7 @@ def test_the_title_shows_truncation_digits_and_bounds_rounding_noise():
 
 
 def live_case():
-    """For tests/test_view_frames.py: the view, the live widget's moves, the chapter's static-slider settings."""
+    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
     # as chapter "Checking every gradient" builds it: the toy's weights, W_out[0, 3], h over 1e-12 … 1e-1
     hs = 10.0 ** np.arange(-12.0, -0.5, 0.5)
     draw = fd_view(toy_params(), toy_batch(), TOY_CONFIG, "W_out", (0, 3), hs)

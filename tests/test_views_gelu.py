@@ -57,7 +57,7 @@ def test_gap_peaks_are_where_the_difference_stops_growing():
 
 
 def live_case():
-    """For tests/test_view_frames.py: the view, the live widget's moves, the chapter's static-slider settings."""
+    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
     draw = gelu_view(np.linspace(-3.0, 3.0, 40))  # the chapter's range: x in -5..5
     moves = [{"x": 0.0}, {"x": -5.0}, {"x": 5.0}, {"x": -0.8}, {"x": 2.7}]
     return draw, moves, sweep({"x": 0.0}, "x", [0.0, -0.5, -1.0, -2.0, -3.0, -4.0, 0.5, 1.0, 2.0, 3.0, 4.0])

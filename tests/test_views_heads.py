@@ -43,7 +43,7 @@ def test_heads_view_draws_a_labelled_panel():
 
 
 def live_case():
-    """For tests/test_view_frames.py: the view, the live widget's moves, the chapter's static-slider settings."""
+    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
     draw = heads_view(O, W_o, b_o, t=4)  # the chapter's range: alpha in 0..2
     moves = [{"alpha": 1.0}, {"alpha": 0.0}, {"alpha": 2.0}, {"alpha": 0.3}]
     return draw, moves, sweep({"alpha": 1.0}, "alpha", [1.0, 0.75, 0.5, 0.25, 0.0, 1.5, 2.0])

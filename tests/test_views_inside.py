@@ -123,7 +123,7 @@ def test_the_axes_hold_the_longest_sentence_and_do_not_move(player):
 
 
 def live_case():
-    """For tests/test_view_frames.py: the view, the live widget's moves, the chapter's static-slider settings."""
+    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
     player = build_player()
     lengths = [len(w) for w in player["mid"].words]
     longest, shortest = int(np.argmax(lengths)), int(np.argmin(lengths))

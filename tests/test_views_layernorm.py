@@ -40,7 +40,7 @@ def test_ln_view_draws_two_panels():
 
 
 def live_case():
-    """For tests/test_view_frames.py: the view, the live widget's moves, the chapter's static-slider settings."""
+    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
     draw = ln_view(X, G, B)  # the chapter's ranges: c = 10**k for k in -3..1 (a log slider), b in -5..5
     moves = [{"scale": 1.0, "shift": 1.0}, {"scale": 10.0, "shift": 5.0},
              {"scale": 10.0, "shift": -5.0}, {"scale": 1e-3, "shift": -5.0},

@@ -70,7 +70,7 @@ def test_curve_starts_at_loss_and_view_draws():
 
 
 def live_case():
-    """For tests/test_view_frames.py: the view, the live widget's moves, the chapter's static-slider settings.
+    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings.
 
     Built as chapter "Learning" builds it (the Part IV model's mid checkpoint, the example prompt, "Mary"), so that
     the layout is checked on the numbers the chapter shows."""

@@ -56,7 +56,7 @@ def test_logits_view_draws_two_panels():
 
 
 def live_case():
-    """For tests/test_view_frames.py: the view, the live widget's moves, the chapter's static-slider settings."""
+    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
     draw = logits_view(Z, TARGETS, [f"w{k}" for k in range(10)], t=0)  # chapter: v in 0..9, delta in -3..5
     moves = [{"v": 2, "delta": 0.0}, {"v": 0, "delta": -3.0}, {"v": 9, "delta": 5.0},
              {"v": 2, "delta": 5.0}, {"v": 2, "delta": -3.0}, {"v": 5, "delta": 0.0}]

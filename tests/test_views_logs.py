@@ -72,7 +72,7 @@ def test_the_view_draws():  # the state's speed is in benchmarks/bench_widgets.p
 
 
 def live_case():
-    """For tests/test_view_frames.py: the view, the live widget's moves, the chapter's static-slider settings."""
+    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
     rng = np.random.default_rng(1)
     z = rng.normal(size=116) * 3
     words = tuple(f"w{i}" for i in range(116))

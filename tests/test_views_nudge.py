@@ -186,7 +186,7 @@ def chapter_entries():
 
 
 def live_case(chapter: int = 20):
-    """For tests/test_view_frames.py: the view, the live widget's moves, the chapter's static-slider settings."""
+    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
     name, index = chapter_entries()[chapter]
     draw = nudge_view(toy_params(), toy_batch(), TOY_CONFIG, name, index, span=2.0)  # as each chapter builds it
     # the chapters' slider: Δ from -2 to 2 in steps of 0.05, default 0.25

@@ -50,7 +50,7 @@ def test_params_view_draws_two_labelled_panels():
 
 
 def live_case():
-    """For tests/test_view_frames.py: the view, the live widget's moves, the chapter's static-slider settings."""
+    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
     draw = params_view()
     # the chapter's slider: widths 2 to 64 in steps of 2
     moves = [{"d_model": d} for d in (16, 2, 64, 30)]

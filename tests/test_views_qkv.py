@@ -40,7 +40,7 @@ def test_qkv_view_draws_and_leaves_x_untouched():
 
 
 def live_case():
-    """For tests/test_view_frames.py: the view, the live widget's moves, the chapter's static-slider settings."""
+    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
     draw = qkv_view(X, W, B, 2, t=2)  # the chapter's ranges: j in 0..15, delta in -3..3
     moves = [{"j": 5, "delta": 0.0}, {"j": 0, "delta": 0.0}, {"j": 0, "delta": -3.0},
              {"j": 15, "delta": 3.0}, {"j": 9, "delta": 0.75}]

@@ -52,7 +52,7 @@ def test_scores_view_draws_two_panels():
 
 
 def live_case():
-    """For tests/test_view_frames.py: the view, the live widget's moves, the chapter's static-slider settings."""
+    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
     draw = scores_view(S, MASK, 3, labels=["a", "b", "c", "d", "e"])  # the chapter's ranges: s in 0..4, delta in -4..4
     moves = [{"s": 1, "delta": 0.0}, {"s": 0, "delta": -4.0}, {"s": 3, "delta": 4.0},
              {"s": 4, "delta": 0.0}, {"s": 4, "delta": -4.0}, {"s": 2, "delta": 1.5}]

@@ -86,7 +86,7 @@ def test_the_loss_range_holds_every_setting_of_the_widget():
 
 
 def live_case():
-    """For tests/test_view_frames.py: the view, the live widget's moves, the chapter's static-slider settings."""
+    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
     draw = smoothing_view(Z, 2, TOKENS)
     # the chapter's controls: ε from 0 to 0.5, the nudged logit j (any token), Δ from -4 to 4; default (0.1, am, 0)
     moves = [{"eps": 0.1, "j": 2, "delta": 0.0}, {"eps": 0.0, "j": 2, "delta": 0.0},

@@ -67,7 +67,7 @@ def test_the_limits_hold_every_setting_of_the_chapter():
 
 
 def live_case():
-    """For tests/test_view_frames.py: the view, the live widget's moves, the chapter's static-slider settings."""
+    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
     draw = warmup_view()
     # the chapter's controls: t from 1 to 20000, d_model in 64 … 1024, warmup from 500 to 8000; default (1, 512, 4000)
     moves = [{"t": 1, "d_model": 512, "warmup": 4000}, {"t": 4000, "d_model": 512, "warmup": 4000},
