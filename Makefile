@@ -16,7 +16,7 @@ TORCH_PIN ?= torch==2.13.0
 CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
 
-.PHONY: help book test test-portable test-oracle check-html check-lab bench-widgets-live lab lint lint-workflow outputs bench ioi-model vendor clean distclean
+.PHONY: help book test test-fast test-portable test-oracle check-html check-lab bench-widgets-live lab lint lint-workflow outputs bench ioi-model vendor clean distclean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/'
@@ -45,8 +45,14 @@ book: $(STAMP)  ## build the HTML book, every notebook executed, 0 warnings
 	$(BIN)/jupyter-book build -W -n --keep-going .
 	@echo "The book is at $(CURDIR)/_build/html/index.html"
 
-test: $(STAMP)  ## unit tests + every notebook under nbval (NumPy only)
-	$(BIN)/pytest -q --ignore=tests/oracle
+# two workers, each taking whole files (a notebook's cells must stay on one worker)
+XDIST ?= -n 2 --dist loadfile
+
+test: $(STAMP)  ## unit tests + every notebook under nbval (NumPy only), on two workers
+	$(BIN)/pytest -q $(XDIST) --ignore=tests/oracle
+
+test-fast: $(STAMP)  ## the unit tests without the pixel, wheel-install and notebook tests: the contributors' loop
+	$(BIN)/pytest -q $(XDIST) -m "not pixel and not slow" --ignore=tests/oracle tests
 
 # Simulated machines for test-portable. NumPy picks its SIMD loops by CPU and OpenBLAS its matrix kernels by core
 # type and thread count, so trailing digits differ between readers' machines; the committed outputs must not.
@@ -56,8 +62,6 @@ MACHINE_no-avx512 := NPY_DISABLE_CPU_FEATURES=X86_V4,AVX512_ICL,AVX512_SPR
 MACHINE_sse-nehalem-2threads := NPY_DISABLE_CPU_FEATURES=X86_V3,X86_V4,AVX512_ICL,AVX512_SPR \
   OPENBLAS_CORETYPE=Nehalem OPENBLAS_NUM_THREADS=2
 MACHINES ?= here no-avx512 sse-nehalem-2threads
-# two workers, each taking whole files (a notebook's cells must stay on one worker)
-XDIST ?= -n 2 --dist loadfile
 
 test-portable: $(STAMP)  ## unit tests + every notebook under nbval on this machine and two simulated others
 	@failed=""; for m in $(MACHINES); do \

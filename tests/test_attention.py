@@ -61,12 +61,6 @@ def test_padding_mask_rejects(valid, message):
         padding_mask(valid)
 
 
-@pytest.mark.parametrize("T", [0, -1, 2.0, True])
-def test_causal_mask_rejects_bad_length(T):
-    with pytest.raises(ValueError, match="positive integer"):
-        causal_mask(T)
-
-
 def test_forward_matches_loop_oracle_with_causal_mask():
     rng = np.random.default_rng(0)
     Q, K, V = rng.normal(size=(4, 3)), rng.normal(size=(4, 3)), rng.normal(size=(4, 2))
@@ -203,14 +197,3 @@ def test_rejects_bad_shapes(shapes, message):
     Q, K, V = (np.ones(s) for s in shapes)
     with pytest.raises(ValueError, match=message):
         attention_forward(Q, K, V)
-
-
-def test_rejects_nan_and_fully_masked_row_and_bad_dO():
-    Q = np.ones((2, 2))
-    with pytest.raises(ValueError, match="NaN or inf"):
-        attention_forward(np.array([[np.nan, 0.0], [0.0, 0.0]]), Q, Q)
-    with pytest.raises(ValueError, match="every entry masked"):
-        attention_forward(Q, Q, Q, mask=np.array([[False, False], [True, True]]))
-    _, cache = attention_forward(Q, Q, Q)
-    with pytest.raises(ValueError, match="dO must have shape"):
-        attention_backward(np.ones((3, 2)), cache)

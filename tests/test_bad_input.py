@@ -3,7 +3,7 @@
 One table, ``CASES``, sweeps the entry points against the kinds of bad input:
 
     type      a wrong Python type (a list for a params dict, a string for an array, a float for an id)
-    shape     a wrong shape (a missing axis, a mismatched width, a (T, 1) column of ids)
+    shape     a wrong shape (a missing axis, a mismatched width, 3-D ids)
     empty     an empty sequence or array
     nonfinite NaN or inf in an array (or a number)
     id        a token id (or target) outside the vocabulary
@@ -54,7 +54,7 @@ import numpy as np
 import pytest
 
 from byhand import activations, attention, embedding, encdec, gpt, gpt2, gradcheck, ioi, layernorm, linear, loss, mha
-from byhand import optim, softmax, toy_gpt
+from byhand import display, optim, softmax, toy_gpt
 
 RNG = np.random.default_rng(0)
 NAN, INF = np.nan, np.inf
@@ -158,6 +158,13 @@ rows("softmax_forward",
      ("value", lambda: softmax.softmax_forward(Z, mask=np.zeros((2, 3), bool)), "every entry masked"))
 gradient_rows("softmax_backward", softmax.softmax_backward, SM_CACHE, Z, "dp", np.ones(3),
               r"dp must have the shape of p \(2, 3\)", bad_type=None)
+rows("softmax_forward",
+     ("type", lambda: softmax.softmax_forward(np.array([True, False])), "z must be numbers, got dtype bool"))
+rows("softmax_backward",
+     ("type", lambda: softmax.softmax_backward(Z, None),
+      r"cache must be the cache softmax_forward returned \(a dict with p, axis\), got NoneType"))
+rows("log_softmax_backward",
+     ("type", lambda: softmax.log_softmax_backward(Z, {"p": Z}), "cache must be the cache log_softmax_forward returned"))
 rows("log_softmax_forward",
      ("type", lambda: softmax.log_softmax_forward([["a", "b"]]), "z must be numeric"),
      ("shape", lambda: softmax.log_softmax_forward(3.0), "at least one axis"),
@@ -295,8 +302,8 @@ rows("gpt_forward",
      ("type", lambda: gpt.gpt_forward(list(P.values()), IDS, CFG), "params must be a dict of name -> array, got list"),
      ("type", lambda: gpt.gpt_forward(P, IDS * 1.0, CFG), "ids must be integer token ids, got dtype float64"),
      ("type", lambda: gpt.gpt_forward(P, IDS, ECFG), "config must be a GPTConfig, got EncDecConfig"),
-     ("shape", lambda: gpt.gpt_forward(P, np.array([[1], [2], [3]]), CFG),
-      r"ids has shape \(3, 1\), which reads as 3 sequences of one token each; pass one sequence as shape \(T,\)"),
+     ("shape", lambda: gpt.gpt_forward(P, np.ones((2, 2, 1), int), CFG),
+      r"ids must have shape \(T,\) or \(B, T\), got \(2, 2, 1\)"),
      ("shape", lambda: gpt.gpt_forward(P, IDS[None], CFG), r"ids must have shape \(T,\) or \(B, T\)"),
      ("shape", lambda: gpt.gpt_forward(_with(P, "E", P["E"][:5]), IDS, CFG), r"parameter E must have shape \(7, 8\)"),
      ("empty", lambda: gpt.gpt_forward(P, [], CFG), r"ids is an empty sequence \(shape \(0,\)\)"),
@@ -307,13 +314,20 @@ rows("gpt_forward",
      ("long", lambda: gpt.gpt_forward(P, np.arange(5), CFG), "ids has 5 tokens, longer than the context of 4"))
 gradient_rows("gpt_backward", gpt.gpt_backward, G_CACHE, LOGITS, "dlogits", LOGITS[0],
               r"dlogits must have the shape of the logits \(2, 3, 7\)")
+rows("gpt_loss",
+     ("type", lambda: gpt.gpt_loss(P, IDS, CFG), r"batch must be a pair \(ids, targets\)"),
+     ("shape", lambda: gpt.gpt_loss(P, (IDS, TARGETS[:, :2]), CFG), "targets must have the shape of ids"),
+     ("empty", lambda: gpt.gpt_loss(P, (IDS, np.full_like(IDS, -1)), CFG), "no counted positions"),
+     ("id", lambda: gpt.gpt_loss(P, (IDS, TARGETS + 2), CFG), r"target 7 is out of range \[0, 7\)"),
+     ("long", lambda: gpt.gpt_loss(P, (np.ones((1, 5), int), np.ones((1, 5), int)), CFG), "longer than the context"),
+     ("value", lambda: gpt.gpt_loss(P, (IDS, TARGETS), CFG, label_smoothing=1.0), r"label_smoothing must be in \[0, 1\)"))
 rows("gpt_loss_and_grads",
      ("type", lambda: gpt.gpt_loss_and_grads(list(P.items()), (IDS, TARGETS), CFG), "params must be a dict"),
      ("type", lambda: gpt.gpt_loss_and_grads(P, IDS, CFG), r"batch must be a pair \(ids, targets\)"),
      ("type", lambda: gpt.gpt_loss_and_grads(P, (IDS, TARGETS * 1.0), CFG), "targets must be integer class ids"),
      ("shape", lambda: gpt.gpt_loss_and_grads(P, (IDS, TARGETS[:, :2]), CFG), "targets must have the shape of ids"),
-     ("shape", lambda: gpt.gpt_loss_and_grads(P, (IDS.reshape(-1, 1), TARGETS.reshape(-1, 1)), CFG),
-      "sequences of one token each"),
+     ("shape", lambda: gpt.gpt_loss_and_grads(P, (IDS[None], TARGETS[None]), CFG),
+      r"ids must have shape \(T,\) or \(B, T\)"),
      ("empty", lambda: gpt.gpt_loss_and_grads(P, ([], []), CFG), "ids is an empty sequence"),
      ("empty", lambda: gpt.gpt_loss_and_grads(P, (IDS, np.full_like(IDS, -1)), CFG), "no counted positions"),
      ("nonfinite", lambda: gpt.gpt_loss_and_grads(_with(P, "P", _nan_at(P["P"])), (IDS, TARGETS), CFG),
@@ -340,7 +354,7 @@ rows("encdec_forward",
      ("type", lambda: encdec.encdec_forward(list(EP.values()), SRC, TGT_IN, ECFG), "params must be a dict"),
      ("type", lambda: encdec.encdec_forward(EP, SRC * 1.0, TGT_IN, ECFG), "src_ids must be integer token ids"),
      ("type", lambda: encdec.encdec_forward(EP, SRC, TGT_IN, CFG), "config must be an EncDecConfig, got GPTConfig"),
-     ("shape", lambda: encdec.encdec_forward(EP, SRC.T, TGT_IN, ECFG), r"src_ids has shape \(3, 1\), which reads as 3"),
+     ("shape", lambda: encdec.encdec_forward(EP, SRC.T, TGT_IN, ECFG), r"src_ids and tgt_ids must have the same batch size, got shapes \(3, 1\) and \(1, 3\)"),
      ("shape", lambda: encdec.encdec_forward(EP, SRC, TGT_IN[None], ECFG), r"tgt_ids must have shape \(T,\) or \(B, T\)"),
      ("shape", lambda: encdec.encdec_forward(EP, SRC, TGT_IN, ECFG, src_valid=[[True]]), "src_valid must have shape"),
      ("empty", lambda: encdec.encdec_forward(EP, [], TGT_IN, ECFG), "src_ids is an empty sequence"),
@@ -415,7 +429,8 @@ rows("AdamConfig",
 rows("AdamWConfig",
      ("type", lambda: optim.AdamWConfig(decay="W"), "decay must be None or a callable"),
      ("nonfinite", lambda: optim.AdamWConfig(lr=NAN), "lr must be >= 0"),
-     ("value", lambda: optim.AdamWConfig(eps=0.0), "eps must be > 0"))
+     ("value", lambda: optim.AdamWConfig(eps=0.0), "eps must be > 0"),
+     ("type", lambda: optim.AdamWConfig(bias_correction="no"), "bias_correction must be True or False, got 'no'"))
 rows("init_state",
      ("type", lambda: optim.init_state([np.ones(2)]), "params must be a dict of name -> array, got list"),
      ("nonfinite", lambda: optim.init_state({"W": _nan_at(np.ones(2))}), "param 'W' contains NaN or inf"),
@@ -523,6 +538,15 @@ rows("params_to_hf",
      ("type", lambda: gpt2.params_to_hf(list(P.values()), CFG), "params must be a dict"),
      ("shape", lambda: gpt2.params_to_hf(_with(P, "P", P["P"][:2]), CFG), r"parameter P must have shape \(4, 8\)"),
      ("nonfinite", lambda: gpt2.params_to_hf(_with(P, "E", _nan_at(P["E"])), CFG), "parameter E contains NaN or inf"))
+
+# ---- displays ----------------------------------------------------------------------------------------------------
+rows("fmt",
+     ("type", lambda: display.fmt("a", 2), "x must be a real number, got 'a'"),
+     ("type", lambda: display.fmt(1.0, 2.0), r"digits must be between 0 and 5 \(the book prints at most 5 decimals\), got 2.0"),
+     ("value", lambda: display.fmt(1.0, 6), "digits must be between 0 and 5"))
+rows("dot_terms",  # at the call, not later when the terms are displayed
+     ("type", lambda: display.dot_terms([1.0, 2.0], [3.0, 4.0], digits="2"), r"digits must be between 0 and 5 .*, got '2'"),
+     ("value", lambda: display.dot_terms([1.0, 2.0], [3.0, 4.0], digits=9), "digits must be between 0 and 5"))
 
 # ---- the Part II toy ----------------------------------------------------------------------------------------------
 rows("toy_gpt.tokenize",

@@ -167,13 +167,3 @@ def test_sinusoidal_even_odd_columns_and_rotation(T, half, k):
     b = k / sinusoidal_divisors(d)  # (d/2,)
     np.testing.assert_allclose(sin[k:], sin[:T] * np.cos(b) + cos[:T] * np.sin(b), atol=1e-12)
     np.testing.assert_allclose(cos[k:], cos[:T] * np.cos(b) - sin[:T] * np.sin(b), atol=1e-12)
-
-
-def test_sinusoidal_errors():
-    for d in (3, 0, -2):
-        with pytest.raises(ValueError, match="d_model must be a positive even integer"):
-            sinusoidal_positions(2, d)
-    with pytest.raises(ValueError, match="T must be a positive integer"):
-        sinusoidal_positions(0, 4)
-    with pytest.raises(ValueError, match="base must be positive"):
-        sinusoidal_divisors(4, base=0.0)

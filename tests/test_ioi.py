@@ -97,15 +97,6 @@ def test_encode_batch_shifts_by_one_and_pads_with_ignored_targets():
         assert np.all(targets[row, n:] == -1)
 
 
-def test_bad_arguments_raise():
-    with pytest.raises(ValueError, match="split"):
-        ioi.name_pairs("test")
-    with pytest.raises(ValueError, match="positive integer"):
-        ioi.generate(0, seed=0)
-    with pytest.raises(ValueError, match="which"):
-        ioi.load_model("best")
-
-
 def test_evaluate_matches_one_sentence_at_a_time():
     """The padded batch read-out equals unpadded forwards of each prompt, read by hand."""
     config = GPTConfig(vocab_size=len(VOCAB), context=24, d_model=16, n_heads=2, n_layers=2, d_ff=32)

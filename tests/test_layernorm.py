@@ -108,22 +108,3 @@ def test_float32_stays_float32():
     assert y.dtype == np.float32
     assert all(a.dtype == np.float32 for a in layernorm_backward(np.ones_like(y), cache))
     assert layernorm_jacobian(x[0], g).dtype == np.float32
-
-
-def test_errors():
-    x = np.zeros((2, 3)) + np.arange(3)
-    with pytest.raises(ValueError, match=r"gamma must have last dimension d_model = 3"):
-        layernorm_forward(x, np.ones(4), np.zeros(3))
-    with pytest.raises(ValueError, match=r"beta must have 1 dimensions"):
-        layernorm_forward(x, np.ones(3), np.zeros((1, 3)))
-    with pytest.raises(ValueError, match="eps must be >= 0"):
-        layernorm_forward(x, np.ones(3), np.zeros(3), eps=-1e-5)
-    with pytest.raises(ValueError, match="x contains NaN or inf"):
-        layernorm_forward(np.array([[np.nan, 1.0]]), np.ones(2), np.zeros(2))
-    with pytest.raises(ValueError, match="non-empty last axis"):
-        layernorm_forward(np.zeros((2, 0)), np.ones(0), np.zeros(0))
-    with pytest.raises(ValueError, match="x_row must have 1 dimensions"):
-        layernorm_jacobian(x, np.ones(3))
-    _, cache = layernorm_forward(x, np.ones(3), np.zeros(3))
-    with pytest.raises(ValueError, match=r"dy must have shape \(2, 3\)"):
-        layernorm_backward(np.zeros(3), cache)

@@ -85,6 +85,16 @@ def test_bias_correction_at_t1_gives_m_hat_g_and_v_hat_g_squared():
         np.testing.assert_allclose(info[k]["v_hat"], grads[k] ** 2, rtol=1e-12)
 
 
+def test_without_bias_correction_the_first_step_is_1_minus_beta1_over_sqrt_1_minus_beta2_times_larger():
+    params, grads = _params(), _grads()
+    cfg = AdamWConfig(lr=0.01, beta1=0.8, beta2=0.99, eps=1e-15, weight_decay=0.0, bias_correction=False)
+    new, _, info = adamw_step(params, grads, init_state(params), cfg)
+    for k in params:
+        np.testing.assert_allclose(info[k]["m_hat"], 0.2 * grads[k], rtol=1e-14)  # m as it is: (1 - beta1) g
+        # -lr (1 - beta1) g / sqrt((1 - beta2) g^2) = -lr 0.2 / 0.1 sign(g): twice the corrected step
+        np.testing.assert_allclose(new[k], params[k] - 0.01 * 2.0 * np.sign(grads[k]), rtol=1e-12)
+
+
 def test_adam_constant_gradient_steps_lr_sign_g_every_step_and_t_counts_1_2_3():
     # with a constant g, m_hat = g and v_hat = g^2 at every t (bias correction is exact), so each step is lr*sign(g)
     params, grads = _params(), _grads()

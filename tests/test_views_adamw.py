@@ -3,12 +3,12 @@ against an independent loss."""
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
-from live_helpers import assert_moves_in_place
 
 from byhand.gpt import GPTConfig, gpt_forward, gpt_loss_and_grads, init_gpt_params
 from byhand.optim import AdamWConfig
 from byhand.toy_gpt import TOY_CONFIG, toy_batch, toy_loss_and_grads, toy_params
 from byhand.views.adamw import adamw_curve, adamw_state, adamw_view, first_step
+from byhand.widgets import sweep
 
 CONFIG = GPTConfig(vocab_size=7, context=4, d_model=8, n_heads=2, n_layers=1, d_ff=16, tie_weights=False)
 BATCH = (np.array([0, 3, 5, 2]), np.array([3, 5, 2, -1]))
@@ -123,7 +123,8 @@ def test_bars_carry_their_values_and_the_axes_do_not_move():
     assert len(limits) == 1  # the same frame for a small step and for a diverging one
 
 
-def test_the_live_widget_moves_the_rate_bars_and_titles_in_place():
+def live_case():
+    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
     # as chapter "AdamW: one step" builds it: the toy's weights, decay on the matrices, rates 1e-4 … 1
     params = toy_params()
     _, grads, _ = toy_loss_and_grads(params)
@@ -131,10 +132,12 @@ def test_the_live_widget_moves_the_rate_bars_and_titles_in_place():
     opt = AdamWConfig(lr=1e-2, beta1=0.9, beta2=0.999, eps=1e-8, weight_decay=0.01, decay=lambda n: n in matrices)
     draw = adamw_view(params, grads, toy_batch(), TOY_CONFIG, opt, np.logspace(-4, 0, 33))
     # the chapter's controls: log10 lr from -4 to 0 in steps of 0.25, default -2; bias correction on or off
-    assert_moves_in_place(draw, [{"log10_lr": -2.0, "bias_correction": True},
-                                 {"log10_lr": -4.0, "bias_correction": True},
-                                 {"log10_lr": -1.25, "bias_correction": True},
-                                 {"log10_lr": 0.0, "bias_correction": True},
-                                 {"log10_lr": 0.0, "bias_correction": False},
-                                 {"log10_lr": -4.0, "bias_correction": False},
-                                 {"log10_lr": -2.0, "bias_correction": False}])
+    moves = [{"log10_lr": -2.0, "bias_correction": True},
+             {"log10_lr": -4.0, "bias_correction": True},
+             {"log10_lr": -1.25, "bias_correction": True},
+             {"log10_lr": 0.0, "bias_correction": True},
+             {"log10_lr": 0.0, "bias_correction": False},
+             {"log10_lr": -4.0, "bias_correction": False},
+             {"log10_lr": -2.0, "bias_correction": False}]
+    frames = [-2.0, -4.0, -3.5, -3.0, -2.5, -1.5, -1.0, -0.5, 0.0]
+    return draw, moves, sweep({"log10_lr": -2.0, "bias_correction": True}, "log10_lr", frames)

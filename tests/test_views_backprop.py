@@ -8,7 +8,7 @@ from matplotlib.figure import Figure
 from byhand.gpt import GPTConfig, gpt_forward, gpt_loss_and_grads, init_gpt_params
 from layout_check import check_layout
 from byhand.views.backprop import backprop_view, stream_grads, stream_state
-from live_helpers import assert_moves_in_place
+from byhand.widgets import sweep
 
 CONFIG = GPTConfig(vocab_size=7, context=5, d_model=8, n_heads=2, n_layers=2, d_ff=16)
 IDS = np.array([0, 3, 5, 2, 4])
@@ -66,10 +66,12 @@ def test_draw_runs():
     plt.close(fig)
 
 
-def test_the_live_widget_moves_line_bars_and_marker_in_place():
+def live_case():
+    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
     _, trace = setup()
     draw = backprop_view(trace, 2, words=list("abcde"))
-    assert_moves_in_place(draw, [{"t": t} for t in (4, 0, 2, 1, 3)])  # every position, the ends first
+    moves = [{"t": t} for t in (4, 0, 2, 1, 3)]
+    return draw, moves, sweep({"t": 4}, "t", [4, 0, 1, 2, 3])  # every position, the ends first
 
 
 def test_the_left_panel_holds_every_position():

@@ -8,7 +8,7 @@ from matplotlib.figure import Figure
 from layout_check import check_layout
 from byhand.views.derivatives import (balanced_steps, derivative_view, error_curve, exact_slope, loss_of_logit,
                                      rms_error_curve, secant_state)
-from live_helpers import assert_moves_in_place
+from byhand.widgets import sweep
 
 Z = np.array([2.0, -1.0, 0.5, 3.0, -2.5])
 A = 3
@@ -105,11 +105,13 @@ def test_rms_valley_lies_within_a_decade_of_the_balance():
         assert abs(np.log10(c.hs[np.argmin(c.central)] / b.central)) < 1
 
 
-def test_the_live_widget_moves_the_secant_and_the_marker_of_h_in_place():
+def live_case():
+    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
     draw = derivative_view(Z, A, A, np.logspace(-13, 0.5, 55), word="Mary")
     # the chapter's slider: h from 1e-12 to 10^0.4 on a log scale
     settings = [{"h": h} for h in (2.0, 10 ** 0.4, 1e-12, 1e-6, 0.05)]
-    assert_moves_in_place(draw, settings)
+    moves = settings
+    return draw, moves, sweep({"h": 2.0}, "h", [2.0, 1.0, 0.5, 0.2, 0.05, 1e-3, 1e-6, 1e-9, 1e-12])
     for s in settings[1:3]:
         fig = Figure(figsize=(7, 3), dpi=72)
         FigureCanvasAgg(fig)

@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from byhand.views.dot import dot_state, dot_view, plane_basis, turn
-from live_helpers import assert_moves_in_place
+from byhand.widgets import sweep
 
 
 def vectors(seed, n=16):
@@ -82,8 +82,10 @@ def test_dot_view_draws_two_labelled_panels():
     plt.close(fig)
 
 
-def test_the_live_widget_moves_bars_dot_and_title_in_place():
+def live_case():
+    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
     q, k = vectors(4, n=64)
     draw = dot_view(q, k)
-    assert_moves_in_place(draw, [{"theta": 0.0, "j": 0, "delta": 0.0}, {"theta": 35.0, "j": 0, "delta": 0.0},
-                                 {"theta": 180.0, "j": 5, "delta": -3.0}, {"theta": 90.0, "j": 63, "delta": 3.0}])
+    moves = [{"theta": 0.0, "j": 0, "delta": 0.0}, {"theta": 35.0, "j": 0, "delta": 0.0},
+             {"theta": 180.0, "j": 5, "delta": -3.0}, {"theta": 90.0, "j": 63, "delta": 3.0}]
+    return draw, moves, sweep({"theta": 0.0, "j": 0, "delta": 0.0}, "theta", np.arange(0.0, 181.0, 15.0))

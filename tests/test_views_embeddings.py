@@ -10,8 +10,9 @@ from layout_check import check_layout
 from byhand.softmax import softmax_forward
 from byhand.toy_gpt import VOCAB, toy_batch, toy_params
 from byhand.views.embeddings import embed_state, embed_view, nudge_trace, swap_change
+from byhand.widgets import sweep
 
-from live_helpers import assert_moves_in_place, pixels
+from live_helpers import pixels
 
 PARAMS = toy_params()
 
@@ -101,12 +102,15 @@ def test_swap_change_compares_each_token_with_itself():
         swap_change(PARAMS, 2, 2)
 
 
-def test_the_live_widget_moves_the_row_and_the_attention_bars_in_place():
+def live_case():
+    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
     draw = embed_view(PARAMS)  # the chapter's ranges: j in 0..15, delta in -3..3
-    assert_moves_in_place(draw, [{"j": 12, "delta": 0.0}, {"j": 0, "delta": 0.0}, {"j": 15, "delta": 0.0},
-                                 {"j": 0, "delta": -3.0}, {"j": 15, "delta": 3.0}, {"j": 7, "delta": 1.25}])
+    moves = [{"j": 12, "delta": 0.0}, {"j": 0, "delta": 0.0}, {"j": 15, "delta": 0.0},
+             {"j": 0, "delta": -3.0}, {"j": 15, "delta": 3.0}, {"j": 7, "delta": 1.25}]
+    return draw, moves, sweep({"j": 12, "delta": 0.0}, "delta", [0.0, -3.0, -2.0, -1.0, 1.0, 2.0, 3.0])
 
 
+@pytest.mark.pixel
 def test_entry_j_shows_even_while_delta_is_0():
     live = LiveFigure(embed_view(PARAMS), (7.0, 3.0), 72)
     frames = [pixels(live.render({"j": j, "delta": 0.0})) for j in (0, 15)]

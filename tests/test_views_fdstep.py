@@ -2,11 +2,11 @@
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
-from live_helpers import assert_moves_in_place
 
 from byhand.gpt import GPTConfig, gpt_forward, init_gpt_params
 from byhand.toy_gpt import TOY_CONFIG, toy_batch, toy_params
 from byhand.views.fdstep import error_text, fd_curve, fd_state, fd_view, one_digit, round_off
+from byhand.widgets import sweep
 
 CONFIG = GPTConfig(vocab_size=7, context=4, d_model=8, n_heads=2, n_layers=1, d_ff=16, tie_weights=False)
 BATCH = (np.array([0, 3, 5, 3]), np.array([3, 5, 3, -1]))
@@ -106,10 +106,13 @@ def test_the_title_shows_truncation_digits_and_bounds_rounding_noise():
     plt.close(fig)
 
 
-def test_the_live_widget_moves_markers_and_title_in_place():
+def live_case():
+    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
     # as chapter "Checking every gradient" builds it: the toy's weights, W_out[0, 3], h over 1e-12 … 1e-1
     hs = 10.0 ** np.arange(-12.0, -0.5, 0.5)
     draw = fd_view(toy_params(), toy_batch(), TOY_CONFIG, "W_out", (0, 3), hs)
     # the chapter's slider: log10 h from -12 to -1 in steps of 0.5, default -6
-    assert_moves_in_place(draw, [{"log10_h": -6.0}, {"log10_h": -12.0}, {"log10_h": -8.5}, {"log10_h": -3.0},
-                                 {"log10_h": -1.0}])
+    moves = [{"log10_h": -6.0}, {"log10_h": -12.0}, {"log10_h": -8.5}, {"log10_h": -3.0},
+             {"log10_h": -1.0}]
+    frames = [-6.0, -12.0, -11.0, -10.0, -9.0, -8.0, -7.0, -5.0, -4.0, -3.0, -2.0, -1.0]
+    return draw, moves, sweep({"log10_h": -6.0}, "log10_h", frames)

@@ -8,8 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from byhand.views.gelu import gap_peaks, gelu_state, gelu_view
+from byhand.widgets import sweep
 
-from live_helpers import assert_moves_in_place
 
 
 @given(st.floats(-5, 5))
@@ -56,6 +56,8 @@ def test_gap_peaks_are_where_the_difference_stops_growing():
         gap_peaks(1.0, -1.0)
 
 
-def test_the_live_widget_moves_the_points_and_titles_in_place():
+def live_case():
+    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
     draw = gelu_view(np.linspace(-3.0, 3.0, 40))  # the chapter's range: x in -5..5
-    assert_moves_in_place(draw, [{"x": 0.0}, {"x": -5.0}, {"x": 5.0}, {"x": -0.8}, {"x": 2.7}])
+    moves = [{"x": 0.0}, {"x": -5.0}, {"x": 5.0}, {"x": -0.8}, {"x": 2.7}]
+    return draw, moves, sweep({"x": 0.0}, "x", [0.0, -0.5, -1.0, -2.0, -3.0, -4.0, 0.5, 1.0, 2.0, 3.0, 4.0])

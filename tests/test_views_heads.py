@@ -5,8 +5,8 @@ import pytest
 
 from byhand.mha import merge_heads
 from byhand.views.heads import head_state, heads_view
+from byhand.widgets import sweep
 
-from live_helpers import assert_moves_in_place
 
 rng = np.random.default_rng(2)
 O, W_o, b_o = rng.normal(size=(2, 5, 8)), rng.normal(size=(16, 16)), rng.normal(size=16)
@@ -42,6 +42,8 @@ def test_heads_view_draws_a_labelled_panel():
     plt.close(fig)
 
 
-def test_the_live_widget_moves_head_1_and_the_sum_in_place():
+def live_case():
+    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
     draw = heads_view(O, W_o, b_o, t=4)  # the chapter's range: alpha in 0..2
-    assert_moves_in_place(draw, [{"alpha": 1.0}, {"alpha": 0.0}, {"alpha": 2.0}, {"alpha": 0.3}])
+    moves = [{"alpha": 1.0}, {"alpha": 0.0}, {"alpha": 2.0}, {"alpha": 0.3}]
+    return draw, moves, sweep({"alpha": 1.0}, "alpha", [1.0, 0.75, 0.5, 0.25, 0.0, 1.5, 2.0])

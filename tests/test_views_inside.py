@@ -1,14 +1,15 @@
 """Tests for byhand.views.inside: the batched run agrees with one-sentence forwards and with ioi.evaluate."""
-import time
+
+import functools
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
-from live_helpers import assert_moves_in_place
 
 from byhand.gpt import gpt_forward
 from byhand.ioi import EXAMPLE, IOISentence, evaluate, generate, load_model, next_word_probs
 from byhand.views.inside import draw_inside, inside_state, inside_view, run_sentences
+from byhand.widgets import sweep
 
 
 @pytest.fixture(scope="module")
@@ -71,21 +72,17 @@ def test_bad_inputs_are_refused(model):
         run_sentences(params, config, vocab, [], 0, 0)
 
 
-def test_state_is_fast_and_draw_makes_one_axes(model):
+def test_draw_makes_one_axes(model):  # the state's speed is in benchmarks/bench_widgets.py
     *_, run = model
     runs = {"mid": run}
-    start = time.perf_counter()
-    for _ in range(100):
-        inside_state(runs, "mid", 3)
-    assert (time.perf_counter() - start) / 100 < 0.05
     fig = plt.figure()
     inside_view(runs)(fig, {"sentence": 0, "checkpoint": "mid"})
     assert len(fig.axes) == 1 and sum(p.get_visible() for p in fig.axes[0].patches) == len(run.words[0])
     plt.close(fig)
 
 
-@pytest.fixture(scope="module")
-def player():
+@functools.lru_cache(maxsize=None)
+def build_player():
     """Like the chapter's player: the example first, then held-out sentences of several lengths, two checkpoints."""
     example = IOISentence(EXAMPLE + " Mary", EXAMPLE, "Mary", "John", 0, True)
     chosen = [example] + generate(9, seed=11, split="heldout")
@@ -95,6 +92,11 @@ def player():
         nm = meta["final"]["name_mover"]
         runs[name] = run_sentences(params, config, vocab, chosen, nm["layer"], nm["head"])
     return runs
+
+
+@pytest.fixture(scope="module")
+def player():
+    return build_player()
 
 
 def test_the_axes_hold_the_longest_sentence_and_do_not_move(player):
@@ -120,12 +122,15 @@ def test_the_axes_hold_the_longest_sentence_and_do_not_move(player):
     plt.close("all")
 
 
-def test_the_live_widget_moves_bars_words_and_title_in_place(player):
+def live_case():
+    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
+    player = build_player()
     lengths = [len(w) for w in player["mid"].words]
     longest, shortest = int(np.argmax(lengths)), int(np.argmin(lengths))
     draw = inside_view(player)
     # the chapter's controls: a sentence Dropdown (ten prompts, the example first) and the checkpoint, mid or final
-    assert_moves_in_place(draw, [{"sentence": 0, "checkpoint": "mid"}, {"sentence": 0, "checkpoint": "final"},
-                                 {"sentence": longest, "checkpoint": "final"},
-                                 {"sentence": shortest, "checkpoint": "mid"},
-                                 {"sentence": 9, "checkpoint": "mid"}, {"sentence": 9, "checkpoint": "final"}])
+    moves = [{"sentence": 0, "checkpoint": "mid"}, {"sentence": 0, "checkpoint": "final"},
+             {"sentence": longest, "checkpoint": "final"},
+             {"sentence": shortest, "checkpoint": "mid"},
+             {"sentence": 9, "checkpoint": "mid"}, {"sentence": 9, "checkpoint": "final"}]
+    return draw, moves, sweep({"sentence": 0, "checkpoint": "mid"}, "sentence", range(len(lengths)))

@@ -6,8 +6,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from byhand.views.layernorm import ln_state, ln_view
+from byhand.widgets import sweep
 
-from live_helpers import assert_moves_in_place
 
 X = np.random.default_rng(3).normal(size=16)
 G, B = np.ones(16), np.zeros(16)
@@ -39,11 +39,13 @@ def test_ln_view_draws_two_panels():
     plt.close(fig)
 
 
-def test_the_live_widget_moves_bars_mean_and_titles_in_place():
+def live_case():
+    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
     draw = ln_view(X, G, B)  # the chapter's ranges: c = 10**k for k in -3..1 (a log slider), b in -5..5
-    assert_moves_in_place(draw, [{"scale": 1.0, "shift": 1.0}, {"scale": 10.0, "shift": 5.0},
-                                 {"scale": 10.0, "shift": -5.0}, {"scale": 1e-3, "shift": -5.0},
-                                 {"scale": 1e-3, "shift": 5.0}, {"scale": 10 ** -2.75, "shift": 0.0}])
+    moves = [{"scale": 1.0, "shift": 1.0}, {"scale": 10.0, "shift": 5.0},
+             {"scale": 10.0, "shift": -5.0}, {"scale": 1e-3, "shift": -5.0},
+             {"scale": 1e-3, "shift": 5.0}, {"scale": 10 ** -2.75, "shift": 0.0}]
+    return draw, moves, sweep({"scale": 1.0, "shift": 1.0}, "scale", [1.0, 0.3, 0.1, 0.03, 0.01, 0.003, 0.001])
 
 
 def test_the_left_panel_holds_every_setting():

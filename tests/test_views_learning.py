@@ -1,5 +1,4 @@
 """Tests for byhand.views.learning: one gradient step of a small GPT, measured against an independent loss."""
-import time
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -7,8 +6,9 @@ import pytest
 from matplotlib.figure import Figure
 
 from byhand.gpt import GPTConfig, gpt_forward, gpt_loss_and_grads, init_gpt_params
+from byhand.ioi import EXAMPLE, load_model
 from byhand.views.learning import grad_norm2, learning_view, line_curve, step, step_state
-from live_helpers import assert_moves_in_place
+from byhand.widgets import sweep
 
 CONFIG = GPTConfig(vocab_size=7, context=5, d_model=8, n_heads=2, n_layers=1, d_ff=16)
 IDS = np.array([0, 3, 5, 2, 4])
@@ -69,21 +69,22 @@ def test_curve_starts_at_loss_and_view_draws():
     plt.close(fig)
 
 
-def test_state_is_fast():
-    params, grads, _ = setup(4)
-    p0, g2 = 0.5, grad_norm2(grads)
-    t = time.perf_counter()
-    for _ in range(10):
-        step_state(params, grads, IDS, A, CONFIG, 0.1, p0, g2)
-    assert (time.perf_counter() - t) / 10 < 0.05
+def live_case():
+    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings.
 
-
-def test_the_live_widget_moves_the_step_and_the_after_bar_in_place():
-    params, grads, _ = setup(5)
-    etas = np.linspace(0.0, 0.5, 21)  # the slider's range, as the chapter's curve spans its slider's
-    draw = learning_view(params, grads, IDS, A, CONFIG, etas, word="w")
-    settings = [{"eta": e} for e in (0.1, 0.0, 0.5, 0.025, 0.3)]
-    assert_moves_in_place(draw, settings)
+    Built as chapter "Learning" builds it (the Part IV model's mid checkpoint, the example prompt, "Mary"), so that
+    the layout is checked on the numbers the chapter shows."""
+    params, config, vocab, _ = load_model("mid")
+    params = {name: w.astype(np.float64) for name, w in params.items()}
+    ids = vocab.encode(EXAMPLE)
+    a = int(vocab.encode(EXAMPLE + " Mary")[-1])
+    targets = np.full(ids.size, -1)
+    targets[-1] = a
+    _, grads, _ = gpt_loss_and_grads(params, (ids, targets), config)
+    draw = learning_view(params, grads, ids, a, config, np.linspace(0.0, 0.02, 81), word="Mary")
+    # the chapter's slider: η from 0 to 0.02, default 0.001
+    moves = [{"eta": e} for e in (0.001, 0.0, 0.02, 0.00025, 0.012)]
+    return draw, moves, sweep({"eta": 0.001}, "eta", [0.001, 0.0005, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.014, 0.02])
     fig = Figure(figsize=(7, 3), dpi=72)
     draw(fig, settings[2])
     assert fig.axes[0].get_ylim()[1] >= max(own_loss(step(params, grads, e)) for e in etas)  # the curve fits

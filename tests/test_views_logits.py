@@ -6,8 +6,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from byhand.views.logits import logit_state, logits_view
+from byhand.widgets import sweep
 
-from live_helpers import assert_moves_in_place
 
 Z = np.random.default_rng(4).normal(size=(5, 10))
 TARGETS = np.array([2, 3, 4, 1, -1])
@@ -55,7 +55,9 @@ def test_logits_view_draws_two_panels():
     plt.close(fig)
 
 
-def test_the_live_widget_moves_bars_loss_and_titles_in_place():
+def live_case():
+    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
     draw = logits_view(Z, TARGETS, [f"w{k}" for k in range(10)], t=0)  # chapter: v in 0..9, delta in -3..5
-    assert_moves_in_place(draw, [{"v": 2, "delta": 0.0}, {"v": 0, "delta": -3.0}, {"v": 9, "delta": 5.0},
-                                 {"v": 2, "delta": 5.0}, {"v": 2, "delta": -3.0}, {"v": 5, "delta": 0.0}])
+    moves = [{"v": 2, "delta": 0.0}, {"v": 0, "delta": -3.0}, {"v": 9, "delta": 5.0},
+             {"v": 2, "delta": 5.0}, {"v": 2, "delta": -3.0}, {"v": 5, "delta": 0.0}]
+    return draw, moves, sweep({"v": 2, "delta": 0.0}, "delta", [0.0, 0.5, 1.0, 2.0, 3.0, 5.0, -1.0, -2.0, -3.0])

@@ -6,12 +6,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from live_helpers import assert_moves_in_place
 from matplotlib.text import Annotation
 
 from byhand.gpt import GPTConfig, gpt_forward, init_gpt_params
 from byhand.toy_gpt import TOY_CONFIG, toy_batch, toy_loss_and_grads, toy_params
 from byhand.views.nudge import nudge_curve, nudge_state, nudge_view, nudged_loss, signed
+from byhand.widgets import sweep
 
 CONFIGS = {
     "untied": GPTConfig(vocab_size=7, context=4, d_model=8, n_heads=2, n_layers=1, d_ff=16, tie_weights=False),
@@ -185,10 +185,12 @@ def chapter_entries():
             22: ("block0.attn.W_k", largest("block0.attn.W_k")), 23: ("E", largest("E"))}
 
 
-@pytest.mark.parametrize("chapter", [20, 21, 22, 23])
-def test_the_live_widget_moves_markers_and_values_in_place(chapter):
+def live_case(chapter: int = 20):
+    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
     name, index = chapter_entries()[chapter]
     draw = nudge_view(toy_params(), toy_batch(), TOY_CONFIG, name, index, span=2.0)  # as each chapter builds it
     # the chapters' slider: Δ from -2 to 2 in steps of 0.05, default 0.25
-    assert_moves_in_place(draw, [{"delta": 0.25}, {"delta": -2.0}, {"delta": -0.05}, {"delta": 0.0},
-                                 {"delta": 1.35}, {"delta": 2.0}])
+    moves = [{"delta": 0.25}, {"delta": -2.0}, {"delta": -0.05}, {"delta": 0.0},
+             {"delta": 1.35}, {"delta": 2.0}]
+    frames = [0.25, -2.0, -1.5, -1.0, -0.5, -0.1, 0.1, 0.5, 1.0, 1.5, 2.0]
+    return draw, moves, sweep({"delta": 0.25}, "delta", frames)

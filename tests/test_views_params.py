@@ -8,7 +8,7 @@ from matplotlib.figure import Figure
 
 from layout_check import check_layout
 from byhand.views.params import GROUPS, config_for, group_of, param_counts, param_state, params_view
-from live_helpers import assert_moves_in_place
+from byhand.widgets import sweep
 
 
 def closed_form(d, V=10, T=5):
@@ -49,10 +49,12 @@ def test_params_view_draws_two_labelled_panels():
     plt.close(fig)
 
 
-def test_the_live_widget_moves_bars_counts_point_and_title_in_place():
+def live_case():
+    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
     draw = params_view()
     # the chapter's slider: widths 2 to 64 in steps of 2
-    assert_moves_in_place(draw, [{"d_model": d} for d in (16, 2, 64, 30)])
+    moves = [{"d_model": d} for d in (16, 2, 64, 30)]
+    return draw, moves, sweep({"d_model": 16}, "d_model", [16, 4, 8, 24, 32, 40, 48, 64])
     for d in (2, 64):
         fig = Figure(figsize=(7, 3), dpi=72)
         FigureCanvasAgg(fig)

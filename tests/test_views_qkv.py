@@ -6,8 +6,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from byhand.views.qkv import qkv_state, qkv_view
+from byhand.widgets import sweep
 
-from live_helpers import assert_moves_in_place
 
 rng = np.random.default_rng(0)
 X, W, B = rng.normal(size=(5, 16)), rng.normal(size=(16, 16)), rng.normal(size=16)
@@ -39,7 +39,9 @@ def test_qkv_view_draws_and_leaves_x_untouched():
     plt.close(fig)
 
 
-def test_the_live_widget_moves_bars_and_title_in_place():
+def live_case():
+    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
     draw = qkv_view(X, W, B, 2, t=2)  # the chapter's ranges: j in 0..15, delta in -3..3
-    assert_moves_in_place(draw, [{"j": 5, "delta": 0.0}, {"j": 0, "delta": 0.0}, {"j": 0, "delta": -3.0},
-                                 {"j": 15, "delta": 3.0}, {"j": 9, "delta": 0.75}])
+    moves = [{"j": 5, "delta": 0.0}, {"j": 0, "delta": 0.0}, {"j": 0, "delta": -3.0},
+             {"j": 15, "delta": 3.0}, {"j": 9, "delta": 0.75}]
+    return draw, moves, sweep({"j": 5, "delta": 0.0}, "delta", [0.0, 0.5, 1.0, 1.5, 2.0, -0.5, -1.0, -1.5, -2.0])

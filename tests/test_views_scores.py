@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 
 from byhand.attention import causal_mask
 from byhand.views.scores import score_state, scores_view
+from byhand.widgets import sweep
 
-from live_helpers import assert_moves_in_place
 
 S = np.random.default_rng(1).normal(size=(5, 5))
 MASK = causal_mask(5)
@@ -51,10 +51,12 @@ def test_scores_view_draws_two_panels():
     plt.close(fig)
 
 
-def test_the_live_widget_moves_bars_marks_and_titles_in_place():
+def live_case():
+    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
     draw = scores_view(S, MASK, 3, labels=["a", "b", "c", "d", "e"])  # the chapter's ranges: s in 0..4, delta in -4..4
-    assert_moves_in_place(draw, [{"s": 1, "delta": 0.0}, {"s": 0, "delta": -4.0}, {"s": 3, "delta": 4.0},
-                                 {"s": 4, "delta": 0.0}, {"s": 4, "delta": -4.0}, {"s": 2, "delta": 1.5}])
+    moves = [{"s": 1, "delta": 0.0}, {"s": 0, "delta": -4.0}, {"s": 3, "delta": 4.0},
+             {"s": 4, "delta": 0.0}, {"s": 4, "delta": -4.0}, {"s": 2, "delta": 1.5}]
+    return draw, moves, sweep({"s": 1, "delta": 0.0}, "delta", [0.0, 1.0, 2.0, 3.0, 4.0, -1.0, -2.0, -3.0])
 
 
 def test_a_nudged_masked_key_is_marked():

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from live_helpers import assert_moves_in_place
 
 from byhand.views.smoothing import loss_range, smoothing_state, smoothing_view
+from byhand.widgets import sweep
 
 Z = np.array([1.0, 0.0, -1.0, 0.0])
 
@@ -85,9 +85,11 @@ def test_the_loss_range_holds_every_setting_of_the_widget():
     plt.close(fig)
 
 
-def test_the_live_widget_moves_bars_line_and_titles_in_place():
+def live_case():
+    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
     draw = smoothing_view(Z, 2, TOKENS)
     # the chapter's controls: ε from 0 to 0.5, the nudged logit j (any token), Δ from -4 to 4; default (0.1, am, 0)
-    assert_moves_in_place(draw, [{"eps": 0.1, "j": 2, "delta": 0.0}, {"eps": 0.0, "j": 2, "delta": 0.0},
-                                 {"eps": 0.5, "j": 2, "delta": 4.0}, {"eps": 0.5, "j": 0, "delta": 4.0},
-                                 {"eps": 0.25, "j": 1, "delta": -4.0}, {"eps": 0.0, "j": 3, "delta": 2.5}])
+    moves = [{"eps": 0.1, "j": 2, "delta": 0.0}, {"eps": 0.0, "j": 2, "delta": 0.0},
+             {"eps": 0.5, "j": 2, "delta": 4.0}, {"eps": 0.5, "j": 0, "delta": 4.0},
+             {"eps": 0.25, "j": 1, "delta": -4.0}, {"eps": 0.0, "j": 3, "delta": 2.5}]
+    return draw, moves, sweep({"eps": 0.1, "j": 2, "delta": 0.0}, "delta", np.arange(0.0, 6.01, 0.75))

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from live_helpers import assert_moves_in_place
 
 from byhand.views.warmup import warmup_limits, warmup_state, warmup_view
+from byhand.widgets import sweep
 
 
 @given(st.integers(1, 20000))
@@ -66,11 +66,14 @@ def test_the_limits_hold_every_setting_of_the_chapter():
     assert len(frames) == 1
 
 
-def test_the_live_widget_moves_curves_marks_and_legend_in_place():
+def live_case():
+    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
     draw = warmup_view()
     # the chapter's controls: t from 1 to 20000, d_model in 64 … 1024, warmup from 500 to 8000; default (1, 512, 4000)
-    assert_moves_in_place(draw, [{"t": 1, "d_model": 512, "warmup": 4000}, {"t": 4000, "d_model": 512, "warmup": 4000},
-                                 {"t": 20000, "d_model": 512, "warmup": 4000},
-                                 {"t": 20000, "d_model": 64, "warmup": 4000},
-                                 {"t": 250, "d_model": 1024, "warmup": 500},
-                                 {"t": 1, "d_model": 1024, "warmup": 8000}])
+    moves = [{"t": 1, "d_model": 512, "warmup": 4000}, {"t": 4000, "d_model": 512, "warmup": 4000},
+             {"t": 20000, "d_model": 512, "warmup": 4000},
+             {"t": 20000, "d_model": 64, "warmup": 4000},
+             {"t": 250, "d_model": 1024, "warmup": 500},
+             {"t": 1, "d_model": 1024, "warmup": 8000}]
+    frames = [1, 1000, 2000, 3000, 4000, 6000, 10000, 15000, 20000]
+    return draw, moves, sweep({"t": 1, "d_model": 512, "warmup": 4000}, "t", frames)

@@ -34,7 +34,7 @@ clipping too (it runs under the page's margin or off the screen).
 
 Screenshots go to _build/screenshots/: every page at 1400 px, and for a few chapters (SHOWN) also at 390 px and
 in dark mode. It prints a line per page, the findings, a count per category and the heaviest page.
-Run by `make check-html`.
+Run by `make check-html`; pages are checked by WORKERS browsers at once (BYHAND_HTML_WORKERS, default 2).
 """
 from __future__ import annotations
 
@@ -43,6 +43,7 @@ import functools
 import http.server
 import json
 import os
+import queue
 import re
 import sys
 import threading
@@ -60,6 +61,9 @@ FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-
          "--disable-component-update", "--disable-sync", "--no-first-run"]
 WIDE, NARROW = (1400, 900), (390, 844)
 MAX_PAGE_BYTES = 2_000_000
+# Browsers checking pages at once (one thread and one Chromium each): one browser left two cores two-thirds idle,
+# waiting on page loads and on MathJax. BYHAND_HTML_WORKERS=1 checks one page at a time.
+WORKERS = int(os.environ.get("BYHAND_HTML_WORKERS", "2"))
 RAW_TEX = re.compile(r"\\\(|\\\[|\$\$|\\begin\{|\\frac\{")
 # pages Sphinx makes for itself, not chapters
 SKIP = {"genindex.html", "search.html", "py-modindex.html"}
@@ -426,19 +430,43 @@ def main() -> int:
     if only:
         pages = [p for p in pages if any(o in p for o in only)]
     server, base = serve()
-    problems: list[tuple[str, str, str]] = []
-    weights: dict[str, int] = {}
+    results: dict[str, tuple[list[tuple[str, str]], str, int]] = {}
+    todo = queue.SimpleQueue()
+    for rel in pages:
+        todo.put(rel)
+    failures: list[BaseException] = []
+
+    def worker() -> None:
+        """One browser of its own (Playwright's sync API is one instance per thread), taking pages until none is
+        left. A page's screenshots and findings depend only on that page, so the order pages go in does not matter."""
+        try:
+            with sync_playwright() as pw:
+                # real scrollbars, as on a desktop: whether a box visibly scrolls is part of the check
+                browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS,
+                                             ignore_default_args=["--hide-scrollbars"])
+                while True:
+                    try:
+                        rel = todo.get_nowait()
+                    except queue.Empty:
+                        break
+                    results[rel] = check_page(browser, base, rel, chapters)
+                    print(results[rel][1], flush=True)
+                browser.close()
+        except BaseException as e:  # noqa: BLE001 - raised again in the main thread, below
+            failures.append(e)
+
     try:
-        with sync_playwright() as pw:
-            # real scrollbars, as on a desktop: whether a box visibly scrolls is part of the check
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, ignore_default_args=["--hide-scrollbars"])
-            for rel in pages:
-                found, line, weights[rel] = check_page(browser, base, rel, chapters)
-                print(line, flush=True)
-                problems += [(rel, cat, text) for cat, text in found]
-            browser.close()
+        threads = [threading.Thread(target=worker) for _ in range(max(1, min(WORKERS, len(pages))))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
     finally:
         server.shutdown()
+    if failures:
+        raise failures[0]
+    problems = [(rel, cat, text) for rel in pages for cat, text in results[rel][0]]  # in page order
+    weights = {rel: results[rel][2] for rel in pages}
     for rel, cat, text in problems:
         print(f"problem: {rel}: [{cat}] {text}")
     counts = collections.Counter(cat for _, cat, _ in problems)

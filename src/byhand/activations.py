@@ -13,17 +13,10 @@ import math
 
 import numpy as np
 
-from byhand.checks import as_float
+from byhand.checks import as_float, check_grad
 
 _GELU_FORMS = ("tanh", "erf")
 _erf = np.vectorize(math.erf, otypes=[np.float64])  # NumPy has no erf; math.erf applied entrywise
-
-
-def _check_dy(dy, shape):
-    dy = as_float("dy", dy)
-    if dy.shape != shape:
-        raise ValueError(f"dy must have shape {shape}, got {dy.shape}")
-    return dy
 
 
 def gelu_forward(x, approximate: str = "tanh"):
@@ -62,7 +55,7 @@ def gelu_backward(dy, cache):
         "erf":  GELU'(x) = Phi(x) + x phi(x),   phi(x) = exp(-x^2 / 2) / sqrt(2 pi)
     """
     x = cache["x"]
-    dy = _check_dy(dy, x.shape)
+    dy = check_grad("dy", dy, x.shape)
     if cache["approximate"] == "tanh":
         c = math.sqrt(2.0 / math.pi)
         t = cache["t"]  # tanh u from the forward, same shape as x
@@ -94,6 +87,6 @@ def relu_backward(dy, cache):
     Shapes: dy like x; returns dx like x.
     """
     positive = cache["positive"]
-    dy = _check_dy(dy, positive.shape)
+    dy = check_grad("dy", dy, positive.shape)
     dx = np.where(positive, dy, 0.0)  # same shape as x
     return dx

@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from byhand.checks import as_float
+from byhand.checks import as_float, check_grad, is_int
 from byhand.softmax import softmax_backward, softmax_forward
 
 
@@ -30,7 +30,7 @@ def causal_mask(T: int) -> np.ndarray:
 
     mask[t, s] = (s <= t), i.e. True on and below the diagonal. True means "allowed".
     """
-    if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1:
+    if not is_int(T) or T < 1:
         raise ValueError(f"causal_mask needs a positive integer length T, got {T!r}")
     return np.tril(np.ones((T, T), dtype=bool))  # (T, T)
 
@@ -92,9 +92,7 @@ def attention_backward_traced(dO, cache):
     (backward order), for chapters that display the gradient of the probabilities and scores.
     """
     Q, K, V, P, scale = cache["Q"], cache["K"], cache["V"], cache["P"], cache["scale"]
-    dO = as_float("dO", dO)
-    if dO.shape != P.shape[:-1] + V.shape[-1:]:
-        raise ValueError(f"dO must have shape {P.shape[:-1] + V.shape[-1:]}, got {dO.shape}")
+    dO = check_grad("dO", dO, P.shape[:-1] + V.shape[-1:])
     # O = P V
     dP = dO @ np.swapaxes(V, -1, -2)  # (..., T_q, T_k)
     dV = np.swapaxes(P, -1, -2) @ dO  # (..., T_k, d_v)

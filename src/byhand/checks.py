@@ -54,10 +54,13 @@ def check_numeric(name: str, x) -> np.ndarray:
     return a
 
 
-def as_float(name: str, x, neg_inf_hint: str = "") -> np.ndarray:
+def as_float(name: str, x, neg_inf_hint: str = "", booleans: bool = True) -> np.ndarray:
     """Return ``x`` as a floating ndarray (float64 unless already float32/float64), refusing NaN and inf
-    (``neg_inf_hint`` is added to the message when the culprit is -inf; see ``check_finite``)."""
+    (``neg_inf_hint`` is added to the message when the culprit is -inf; see ``check_finite``), and booleans
+    unless ``booleans``."""
     a = check_numeric(name, x)
+    if not booleans and a.dtype == np.bool_:
+        raise ValueError(f"{name} must be numbers, got dtype bool")
     if a.dtype not in (np.float32, np.float64):
         a = a.astype(np.float64)
     check_finite(name, a, neg_inf_hint)
@@ -83,11 +86,34 @@ def check_nonempty(name: str, x: np.ndarray) -> None:
         raise ValueError(f"{name} is empty, got shape {x.shape}")
 
 
+def is_int(value) -> bool:
+    """True for a Python or NumPy integer (bools, floats, strings and arrays are not integers here)."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
 def check_int(name: str, value, low: int = 1) -> int:
     """Return ``value`` as an int, refusing bools, floats, strings and values below ``low``."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+    if not is_int(value) or value < low:
         raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
     return int(value)
+
+
+def check_cache(cache, keys: tuple[str, ...], forward: str) -> Mapping:
+    """Return ``cache``, which must be the dict that ``forward`` returned (it holds every name in ``keys``)."""
+    if not isinstance(cache, Mapping) or any(key not in cache for key in keys):
+        raise ValueError(f"cache must be the cache {forward} returned (a dict with {', '.join(keys)}), "
+                         f"got {type(cache).__name__}")
+    return cache
+
+
+def check_grad(name: str, grad, shape: tuple, of: str = "") -> np.ndarray:
+    """A backward pass's incoming gradient: ``grad`` as floats (``as_float``), of the forward output's ``shape``
+    (``of`` names that output in the message, as in "dp must have the shape of p (2, 3)")."""
+    grad = as_float(name, grad)
+    if grad.shape != tuple(shape):
+        want = f"the shape of {of} {tuple(shape)}" if of else f"shape {tuple(shape)}"
+        raise ValueError(f"{name} must have {want}, got {grad.shape}")
+    return grad
 
 
 def check_instance(name: str, obj, cls: type, what: str = "") -> None:
@@ -142,13 +168,11 @@ def check_ids(name: str, ids, vocab_size: int) -> np.ndarray:
 
 def check_sequence_ids(name: str, ids, vocab_size: int, max_len: int, limit: str) -> np.ndarray:
     """``check_ids`` for a model's input: shape (T,) or (B, T) with 1 <= T <= max_len (``limit`` names max_len in
-    the message). A column (T, 1) with T > 1 is refused: read as (B, T) it would be T sequences of one token."""
+    the message). 2-D ids are always (B, T): a (B, 1) array is B sequences of one token each (the first step of B
+    prompts), as in every GPT library."""
     a = check_ids(name, ids, vocab_size)
     if a.ndim not in (1, 2):
         raise ValueError(f"{name} must have shape (T,) or (B, T), got {a.shape}")
-    if a.ndim == 2 and a.shape[1] == 1 and a.shape[0] > 1:
-        raise ValueError(f"{name} has shape {a.shape}, which reads as {a.shape[0]} sequences of one token each; "
-                         f"pass one sequence as shape (T,) (ids.ravel()) or a batch as (B, T)")
     if a.shape[-1] > max_len:
         raise ValueError(f"{name} has {a.shape[-1]} tokens, longer than {limit}")
     return a

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .checks import as_float, check_ndim
+from .checks import as_float, check_ndim, is_int
 
 # The width a display may take, in em of MathJax's font: the column is ~38.5 em; 2.5 em are left for the estimate's
 # error (`make check-html` measures the real widths).
@@ -28,10 +28,18 @@ COLUMN_EM = 36.0
 FULL_MAX_ENTRIES = 4096
 
 
+def check_digits(digits) -> int:
+    """``digits``, the decimals a display prints: an integer from 0 to 5 (the book prints at most 5 decimals)."""
+    if not is_int(digits) or not 0 <= digits <= 5:
+        raise ValueError(f"digits must be between 0 and 5 (the book prints at most 5 decimals), got {digits!r}")
+    return int(digits)
+
+
 def fmt(x: float, digits: int = 3) -> str:
     """Format one number for TeX: fixed ``digits`` decimals, ``-0`` shown as ``0``, infinities as ``\\pm\\infty``."""
-    if digits < 0 or digits > 5:
-        raise ValueError(f"digits must be between 0 and 5 (the book prints at most 5 decimals), got {digits}")
+    check_digits(digits)
+    if isinstance(x, (bool, np.bool_)) or np.ndim(x) != 0 or np.asarray(x).dtype.kind not in "fiu":
+        raise ValueError(f"x must be a real number, got {x!r}")
     if np.isinf(x):  # a masked attention score is -inf before the softmax
         return r"-\infty" if x < 0 else r"\infty"
     s = f"{float(x):.{digits}f}"
@@ -329,6 +337,7 @@ def dot_terms(a, b, names: tuple[str, str] = ("q", "k"), digits: int = 2, max_te
         raise ValueError(f"{names[0]} and {names[1]} are empty")
     if max_terms < 2:
         raise ValueError(f"max_terms must be at least 2, got {max_terms}")
+    check_digits(digits)
     products = a * b  # (n,)
     running = np.cumsum(products)  # (n,)
     return DotTerms(a, b, products, running, float(running[-1]), names, digits, max_terms, width)

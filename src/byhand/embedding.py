@@ -12,12 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from byhand.checks import as_float, check_ids, check_ndim
-
-
-def _check_grad_shape(name: str, g: np.ndarray, shape: tuple) -> None:
-    if g.shape != shape:
-        raise ValueError(f"{name} must have shape {shape}, got {g.shape}")
+from byhand.checks import as_float, check_grad, check_ids, check_ndim, is_int
 
 
 def embedding_forward(ids, E):
@@ -45,8 +40,7 @@ def embedding_backward(dx, cache):
     the last of them. Rows of tokens that do not occur stay exactly 0.
     """
     ids = cache["ids"]
-    dx = as_float("dx", dx)
-    _check_grad_shape("dx", dx, ids.shape + (cache["E_shape"][1],))
+    dx = check_grad("dx", dx, ids.shape + (cache["E_shape"][1],))
     dE = np.zeros(cache["E_shape"], dtype=np.result_type(cache["dtype"], dx.dtype))  # (V, d_model)
     np.add.at(dE, ids, dx)  # dE[ids[...]] += dx[...], accumulating repeats
     return dE
@@ -60,7 +54,7 @@ def positions_forward(T: int, P):
     """
     P = as_float("P", P)
     check_ndim("P", P, (2,))
-    if isinstance(T, bool) or not isinstance(T, (int, np.integer)):
+    if not is_int(T):
         raise ValueError(f"T must be an integer number of tokens, got {T!r}")
     T_max = P.shape[0]
     if T < 1:
@@ -94,7 +88,7 @@ def sinusoidal_divisors(d_model: int, base: float = 10000.0):
     Shapes: returns (d_model // 2,), for i = 0 .. d_model/2 - 1; div_0 = 1 and they grow geometrically.
     d_model must be a positive even integer (each divisor feeds one sin column and one cos column).
     """
-    if isinstance(d_model, bool) or not isinstance(d_model, (int, np.integer)) or d_model < 2 or d_model % 2:
+    if not is_int(d_model) or d_model < 2 or d_model % 2:
         raise ValueError(f"d_model must be a positive even integer for sinusoidal positions, got {d_model!r}")
     if not base > 0:
         raise ValueError(f"base must be positive, got {base}")
@@ -110,7 +104,7 @@ def sinusoidal_positions(T: int, d_model: int, base: float = 10000.0):
 
         PE[pos, 2i] = sin(pos / div_i),    PE[pos, 2i + 1] = cos(pos / div_i),    div_i = base^(2i / d_model).
     """
-    if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1:
+    if not is_int(T) or T < 1:
         raise ValueError(f"T must be a positive integer number of tokens, got {T!r}")
     div = sinusoidal_divisors(d_model, base)  # (d_model/2,)
     angle = np.arange(T)[:, None] / div[None, :]  # (T, d_model/2)

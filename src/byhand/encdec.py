@@ -35,13 +35,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from byhand.activations import relu_backward, relu_forward
 from byhand.attention import causal_mask, padding_mask
-from byhand.checks import (as_float, check_instance, check_int, check_last_dim, check_ndim, check_sequence_ids,
-                           float_dtype, float_params)
+from byhand.checks import (as_float, check_grad, check_instance, check_int, check_last_dim, check_ndim,
+                           check_sequence_ids, float_dtype, float_params, is_int)
 from byhand.embedding import embedding_backward, embedding_forward, sinusoidal_positions
 from byhand.layernorm import layernorm_backward, layernorm_forward
 from byhand.linear import linear_backward, linear_forward, residual_backward, residual_forward
@@ -72,7 +73,7 @@ class EncDecConfig:
         sizes = ("src_vocab", "tgt_vocab", "d_model", "n_heads", "d_ff", "n_enc_layers", "n_dec_layers", "max_len")
         for field in sizes:
             value = getattr(self, field)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            if not is_int(value) or value < 1:
                 raise ValueError(f"EncDecConfig.{field} must be a positive integer, got {value!r}")
         if self.d_model % self.n_heads != 0:
             raise ValueError(f"n_heads = {self.n_heads} does not divide d_model = {self.d_model}")
@@ -123,69 +124,82 @@ def _checked(params: dict, config: EncDecConfig) -> dict[str, np.ndarray]:
     return float_params(params, encdec_param_shapes(config))  # names, shapes, NaN/inf
 
 
-def _add_norm(p, pre, n, x, out, config, trace, c):
-    """Add & Norm, the paper's post-LN step: res{n} = x + out; ln{n} = LN(res{n}). (..., T, d_model)."""
-    res, c[f"{pre}res{n}"] = residual_forward(x, out)  # (..., T, d_model)
-    trace[f"{pre}res{n}"] = res
-    ln, c[f"{pre}ln{n}"] = layernorm_forward(res, p[f"{pre}ln{n}.gamma"], p[f"{pre}ln{n}.beta"], config.ln_eps)
-    trace[f"{pre}ln{n}"] = ln
+class _Sublayer(NamedTuple):
+    """One sublayer and its Add & Norm, by the names its parameters and trace entries carry."""
+
+    name: str  # the sublayer: "enc0.attn", "dec0.self", "dec0.cross", "enc0.ffn", ...
+    res: str  # its residual sum x + sublayer(x): "enc0.res1", ...
+    ln: str  # the layer norm after it: "enc0.ln1", ...
+
+
+def _sublayers(side: str, i: int) -> tuple[_Sublayer, ...]:
+    """Layer i of the encoder (side "enc": attn, ffn) or the decoder ("dec": self, cross, ffn), in forward order."""
+    parts = ("attn", "ffn") if side == "enc" else ("self", "cross", "ffn")
+    return tuple(_Sublayer(f"{side}{i}.{part}", f"{side}{i}.res{n}", f"{side}{i}.ln{n}")
+                 for n, part in enumerate(parts, start=1))
+
+
+def _add_norm(p, s: _Sublayer, x, out, config, trace, c):
+    """Add & Norm, the paper's post-LN step: res = x + out; ln = LN(res). (..., T, d_model)."""
+    res, c[s.res] = residual_forward(x, out)  # (..., T, d_model)
+    trace[s.res] = res
+    ln, c[s.ln] = layernorm_forward(res, p[s.ln + ".gamma"], p[s.ln + ".beta"], config.ln_eps)
+    trace[s.ln] = ln
     return ln
 
 
-def _add_norm_backward(dln, pre, n, c, grads, gtrace):
+def _add_norm_backward(dln, s: _Sublayer, c, grads, gtrace):
     """Backward of ``_add_norm``: returns (dx, dout), both (..., T, d_model)."""
-    gtrace[f"d{pre}ln{n}"] = dln
-    dres, grads[f"{pre}ln{n}.gamma"], grads[f"{pre}ln{n}.beta"] = layernorm_backward(dln, c[f"{pre}ln{n}"])
-    gtrace[f"d{pre}res{n}"] = dres
-    return residual_backward(dres, c[f"{pre}res{n}"])
+    gtrace["d" + s.ln] = dln
+    dres, grads[s.ln + ".gamma"], grads[s.ln + ".beta"] = layernorm_backward(dln, c[s.ln])
+    gtrace["d" + s.res] = dres
+    return residual_backward(dres, c[s.res])
 
 
-def _attn_forward(p, pre, sub, n, x, kv, mask, config, trace, c):
-    """Attention sublayer then Add & Norm: ln{n} = LN(x + MHA(x, kv)). x (..., T, d_model)."""
-    a = pre + sub + "."
-    out, c[a] = mha_forward(x, kv, *(p[a + w] for w in _W), config.n_heads, mask=mask)  # (..., T, d_model)
+def _attn_forward(p, s: _Sublayer, x, kv, mask, config, trace, c):
+    """Attention sublayer then Add & Norm: LN(x + MHA(x, kv)). x (..., T, d_model)."""
+    out, c[s.name] = mha_forward(x, kv, *(p[f"{s.name}.{w}"] for w in _W), config.n_heads, mask=mask)
     for key in _SHOWN:
-        trace[a + key] = c[a][key]
-    trace[a + "out"] = out
-    return _add_norm(p, pre, n, x, out, config, trace, c)
+        trace[f"{s.name}.{key}"] = c[s.name][key]
+    trace[s.name + ".out"] = out  # (..., T, d_model)
+    return _add_norm(p, s, x, out, config, trace, c)
 
 
-def _attn_backward(dln, pre, sub, n, c, grads, gtrace, self_attention):
+def _attn_backward(dln, s: _Sublayer, c, grads, gtrace, self_attention):
     """Backward of ``_attn_forward``; returns (dx, dkv), dkv None for self-attention (folded into dx)."""
-    dx, dout = _add_norm_backward(dln, pre, n, c, grads, gtrace)  # both (..., T, d_model)
-    a = pre + sub + "."
-    gtrace["d" + a + "out"] = dout
-    g, attn_trace = mha_backward_traced(dout, c[a])
+    dx, dout = _add_norm_backward(dln, s, c, grads, gtrace)  # both (..., T, d_model)
+    gtrace[f"d{s.name}.out"] = dout
+    g, attn_trace = mha_backward_traced(dout, c[s.name])
     for key, value in attn_trace.items():
-        gtrace["d" + a + key] = value
+        gtrace[f"d{s.name}.{key}"] = value
     for w in _W:
-        grads[a + w] = g[w]
+        grads[f"{s.name}.{w}"] = g[w]
     dx = dx + g["x_q"]  # the skip path plus the queries' path
     if self_attention:
         return dx + g["x_kv"], None  # x was also the keys and values
     return dx, g["x_kv"]
 
 
-def _ffn_forward(p, pre, n, x, config, trace, c):
-    """ReLU feed-forward sublayer then Add & Norm: ln{n} = LN(x + ReLU(x W_1 + b_1) W_2 + b_2)."""
-    h, c[pre + "fc"] = linear_forward(x, p[pre + "ffn.W_1"], p[pre + "ffn.b_1"])  # (..., T, d_ff)
-    trace[pre + "ffn.h"] = h
-    r, c[pre + "relu"] = relu_forward(h)  # (..., T, d_ff)
-    trace[pre + "ffn.relu"] = r
-    f, c[pre + "proj"] = linear_forward(r, p[pre + "ffn.W_2"], p[pre + "ffn.b_2"])  # (..., T, d_model)
-    trace[pre + "ffn.out"] = f
-    return _add_norm(p, pre, n, x, f, config, trace, c)
+def _ffn_forward(p, s: _Sublayer, x, config, trace, c):
+    """ReLU feed-forward sublayer then Add & Norm: LN(x + ReLU(x W_1 + b_1) W_2 + b_2)."""
+    f = s.name  # "enc0.ffn"
+    h, c[f + ".fc"] = linear_forward(x, p[f + ".W_1"], p[f + ".b_1"])  # (..., T, d_ff)
+    r, c[f + ".relu"] = relu_forward(h)  # (..., T, d_ff)
+    out, c[f + ".proj"] = linear_forward(r, p[f + ".W_2"], p[f + ".b_2"])  # (..., T, d_model)
+    trace.update({f + ".h": h, f + ".relu": r, f + ".out": out})
+    return _add_norm(p, s, x, out, config, trace, c)
 
 
-def _ffn_backward(dln, pre, n, c, grads, gtrace):
+def _ffn_backward(dln, s: _Sublayer, c, grads, gtrace):
     """Backward of ``_ffn_forward``; returns dx (..., T, d_model)."""
-    dx, df = _add_norm_backward(dln, pre, n, c, grads, gtrace)  # both (..., T, d_model)
-    gtrace[f"d{pre}ffn.out"] = df
-    dr, grads[pre + "ffn.W_2"], grads[pre + "ffn.b_2"] = linear_backward(df, c[pre + "proj"])  # (..., T, d_ff)
-    gtrace[f"d{pre}ffn.relu"] = dr
-    dh = relu_backward(dr, c[pre + "relu"])  # (..., T, d_ff), 0 where h <= 0
-    gtrace[f"d{pre}ffn.h"] = dh
-    dx_ffn, grads[pre + "ffn.W_1"], grads[pre + "ffn.b_1"] = linear_backward(dh, c[pre + "fc"])
+    f = s.name
+    dx, dout = _add_norm_backward(dln, s, c, grads, gtrace)  # both (..., T, d_model)
+    gtrace[f"d{f}.out"] = dout
+    dr, grads[f + ".W_2"], grads[f + ".b_2"] = linear_backward(dout, c[f + ".proj"])  # (..., T, d_ff)
+    gtrace[f"d{f}.relu"] = dr
+    dh = relu_backward(dr, c[f + ".relu"])  # (..., T, d_ff), 0 where h <= 0
+    gtrace[f"d{f}.h"] = dh
+    dx_ffn, grads[f + ".W_1"], grads[f + ".b_1"] = linear_backward(dh, c[f + ".fc"])
     return dx + dx_ffn
 
 
@@ -221,15 +235,17 @@ def _encode_decode(p, X_src, X_tgt, config, src_valid):
     trace, c = {"X_src": X_src, "X_tgt": X_tgt}, {"config": config}
     x = X_src  # (B, T_s, d_model)
     for i in range(config.n_enc_layers):
-        x = _attn_forward(p, f"enc{i}.", "attn", 1, x, x, src_mask, config, trace, c)
-        x = _ffn_forward(p, f"enc{i}.", 2, x, config, trace, c)
+        attn, ffn = _sublayers("enc", i)
+        x = _attn_forward(p, attn, x, x, src_mask, config, trace, c)
+        x = _ffn_forward(p, ffn, x, config, trace, c)
     memory = x  # (B, T_s, d_model): keys and values of every cross-attention
     y = X_tgt  # (B, T_t, d_model)
     mask = causal_mask(X_tgt.shape[-2])  # (T_t, T_t)
     for i in range(config.n_dec_layers):
-        y = _attn_forward(p, f"dec{i}.", "self", 1, y, y, mask, config, trace, c)
-        y = _attn_forward(p, f"dec{i}.", "cross", 2, y, memory, src_mask, config, trace, c)
-        y = _ffn_forward(p, f"dec{i}.", 3, y, config, trace, c)
+        self_attn, cross, ffn = _sublayers("dec", i)
+        y = _attn_forward(p, self_attn, y, y, mask, config, trace, c)
+        y = _attn_forward(p, cross, y, memory, src_mask, config, trace, c)
+        y = _ffn_forward(p, ffn, y, config, trace, c)
     W_head = p["E_tgt"].T if config.tie_output else p["W_out"]  # (d_model, tgt_vocab)
     logits, c["head"] = linear_forward(y, W_head, p["b_out"])  # (B, T_t, tgt_vocab)
     trace["logits"] = logits
@@ -242,16 +258,21 @@ def encdec_forward(params: dict, src_ids, tgt_ids, config: EncDecConfig, src_val
 
     X = E[ids] * sqrt(d_model) (if scale_embeddings) + sinusoidal positions, then
     ``encdec_forward_embedded``. The trace starts with "src_emb" (scaled lookup), "src_pos", "X_src",
-    "tgt_emb", "tgt_pos", "X_tgt". ValueError for empty, too long or out-of-vocabulary ids and (T, 1) columns.
+    "tgt_emb", "tgt_pos", "X_tgt". ValueError for empty, too long or out-of-vocabulary ids, and for batches of
+    different sizes. 2-D ids are (B, T): (B, 1) is B sequences of one token each.
     """
     p = _checked(params, config)
     if config.d_model % 2:
         raise ValueError(f"sinusoidal positions need an even d_model, got {config.d_model}")
     scale = math.sqrt(config.d_model) if config.scale_embeddings else 1.0
     trace, emb = {}, {"scale": scale}
+    ids = {side: check_sequence_ids(f"{side}_ids", a, p[f"E_{side}"].shape[0], config.max_len,
+                                    f"max_len = {config.max_len}") for side, a in (("src", src_ids), ("tgt", tgt_ids))}
+    if ids["src"].shape[:-1] != ids["tgt"].shape[:-1]:
+        raise ValueError(f"src_ids and tgt_ids must have the same batch size, got shapes {ids['src'].shape} and "
+                         f"{ids['tgt'].shape}")
     X = {}
-    for side, ids, E in (("src", src_ids, p["E_src"]), ("tgt", tgt_ids, p["E_tgt"])):
-        ids = check_sequence_ids(f"{side}_ids", ids, E.shape[0], config.max_len, f"max_len = {config.max_len}")
+    for side, ids, E in (("src", ids["src"], p["E_src"]), ("tgt", ids["tgt"], p["E_tgt"])):
         tok, emb[side] = embedding_forward(ids, E)  # (B, T, d_model)
         x_emb = tok * scale  # (B, T, d_model)
         pos = sinusoidal_positions(ids.shape[-1], config.d_model).astype(E.dtype)  # (T, d_model), no parameters
@@ -272,23 +293,22 @@ def encdec_backward(dlogits, cache):
     """
     config = cache["config"]
     shapes = encdec_param_shapes(config)
-    dlogits = as_float("dlogits", dlogits)
-    want = cache["trace"]["logits"].shape
-    if dlogits.shape != want:
-        raise ValueError(f"dlogits must have the shape of the logits {want}, got {dlogits.shape}")
+    dlogits = check_grad("dlogits", dlogits, cache["trace"]["logits"].shape, of="the logits")
     grads, gtrace = {}, {"dlogits": dlogits}
     dy, dW_head, grads["b_out"] = linear_backward(dlogits, cache["head"])  # (B, T_t, d_model)
     dmemory = 0.0  # accumulates over the decoder layers' cross-attentions
     for i in reversed(range(config.n_dec_layers)):
-        dy = _ffn_backward(dy, f"dec{i}.", 3, cache, grads, gtrace)
-        dy, dkv = _attn_backward(dy, f"dec{i}.", "cross", 2, cache, grads, gtrace, self_attention=False)
+        self_attn, cross, ffn = _sublayers("dec", i)
+        dy = _ffn_backward(dy, ffn, cache, grads, gtrace)
+        dy, dkv = _attn_backward(dy, cross, cache, grads, gtrace, self_attention=False)
         dmemory = dmemory + dkv  # (B, T_s, d_model)
-        dy, _ = _attn_backward(dy, f"dec{i}.", "self", 1, cache, grads, gtrace, self_attention=True)
+        dy, _ = _attn_backward(dy, self_attn, cache, grads, gtrace, self_attention=True)
     gtrace["dX_tgt"] = dy
     dx = dmemory
     for i in reversed(range(config.n_enc_layers)):
-        dx = _ffn_backward(dx, f"enc{i}.", 2, cache, grads, gtrace)
-        dx, _ = _attn_backward(dx, f"enc{i}.", "attn", 1, cache, grads, gtrace, self_attention=True)
+        attn, ffn = _sublayers("enc", i)
+        dx = _ffn_backward(dx, ffn, cache, grads, gtrace)
+        dx, _ = _attn_backward(dx, attn, cache, grads, gtrace, self_attention=True)
     gtrace["dX_src"] = dx
     if "emb" in cache:  # started from ids: X = E[ids] * scale + PE (PE has no parameters)
         emb = cache["emb"]

@@ -36,7 +36,8 @@ import numpy as np
 
 from byhand.activations import gelu_backward, gelu_forward
 from byhand.attention import causal_mask
-from byhand.checks import as_float, check_instance, check_int, check_number, check_sequence_ids, float_dtype, float_params
+from byhand.checks import (check_grad, check_instance, check_int, check_number, check_sequence_ids, float_dtype,
+                           float_params, is_int)
 from byhand.embedding import embedding_backward, embedding_forward, positions_backward, positions_forward
 from byhand.layernorm import layernorm_backward, layernorm_forward
 from byhand.linear import linear_backward, linear_forward, residual_backward, residual_forward
@@ -64,7 +65,7 @@ class GPTConfig:
     def __post_init__(self):
         for field in ("vocab_size", "context", "d_model", "n_heads", "n_layers", "d_ff"):
             value = getattr(self, field)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            if not is_int(value) or value < 1:
                 raise ValueError(f"GPTConfig.{field} must be a positive integer, got {value!r}")
         if self.d_model % self.n_heads != 0:
             raise ValueError(f"n_heads = {self.n_heads} does not divide d_model = {self.d_model}")
@@ -176,9 +177,10 @@ def _block_backward(dres2, c, pre, grads, gtrace):
 def gpt_forward(params: dict, ids, config: GPTConfig):
     """Logits of the next token at every position: ids (B, T) or (T,) -> logits (B, T, V) or (T, V).
 
+    2-D ids are always (B, T): ids of shape (B, 1) are B sequences of one token each (the first step of B prompts).
     Position t sees only tokens 0..t (causal mask). Returns (logits, cache) with cache["trace"] the
     ordered dict of every named intermediate (module docstring). ValueError for ids that are empty,
-    longer than the context, outside [0, V), not 1-D/2-D or a (T, 1) column, for params that are not a
+    longer than the context, outside [0, V), not integers, not 1-D/2-D, for params that are not a
     dict or have unknown, missing, misshapen or non-finite entries, and for a config that is not a GPTConfig.
     """
     p = _checked(params, config)
@@ -212,10 +214,7 @@ def gpt_backward(dlogits, cache):
     (dlogits^T ln_f), summed over batch and positions.
     """
     config = cache["config"]
-    dlogits = as_float("dlogits", dlogits)
-    want = cache["trace"]["logits"].shape
-    if dlogits.shape != want:
-        raise ValueError(f"dlogits must have the shape of the logits {want}, got {dlogits.shape}")
+    dlogits = check_grad("dlogits", dlogits, cache["trace"]["logits"].shape, of="the logits")
     grads, gtrace = {}, {"dlogits": dlogits}
     dln_f, dW_head, _ = linear_backward(dlogits, cache["head"])  # (B, T, d_model), (d_model, V)
     gtrace["dln_f"] = dln_f
@@ -237,6 +236,27 @@ def gpt_backward(dlogits, cache):
     return {name: grads[name] for name in gpt_param_shapes(config)}, gtrace
 
 
+def _batch(batch):
+    """``(ids, targets)`` of a batch, which must be a pair of arrays of one shape."""
+    if not isinstance(batch, (tuple, list)) or len(batch) != 2:
+        raise ValueError("batch must be a pair (ids, targets)")
+    ids, targets = batch
+    if np.shape(targets) != np.shape(ids):
+        raise ValueError(f"targets must have the shape of ids {np.shape(ids)}, got {np.shape(targets)}")
+    return ids, targets
+
+
+def gpt_loss(params: dict, batch, config: GPTConfig, label_smoothing: float = 0.0) -> float:
+    """The mean next-token cross-entropy on a batch, by the forward pass alone (no gradients, no trace).
+
+    batch = (ids, targets) as for ``gpt_loss_and_grads``. Used where a loss is read at moved parameters: a nudge,
+    a finite difference, a step along a line (Part II, "The backward pass, output layer", and after).
+    """
+    ids, targets = _batch(batch)
+    logits, _ = gpt_forward(params, ids, config)  # (B, T, V)
+    return float(cross_entropy_forward(logits, targets, label_smoothing=label_smoothing, ignore_index=-1)[0])
+
+
 def gpt_loss_and_grads(params: dict, batch, config: GPTConfig, label_smoothing: float = 0.0):
     """One forward and backward on a batch: mean next-token cross-entropy and every gradient.
 
@@ -244,11 +264,7 @@ def gpt_loss_and_grads(params: dict, batch, config: GPTConfig, label_smoothing: 
     Returns (loss, grads, trace): loss a float, grads keyed like params, trace the forward trace,
     then the loss's "p" (softmax of the logits) and "q" (smoothed targets), then the grad_trace.
     """
-    if not isinstance(batch, (tuple, list)) or len(batch) != 2:
-        raise ValueError("batch must be a pair (ids, targets)")
-    ids, targets = batch
-    if np.shape(targets) != np.shape(ids):
-        raise ValueError(f"targets must have the shape of ids {np.shape(ids)}, got {np.shape(targets)}")
+    ids, targets = _batch(batch)
     logits, cache = gpt_forward(params, ids, config)  # (B, T, V)
     loss, loss_cache = cross_entropy_forward(logits, targets, label_smoothing=label_smoothing, ignore_index=-1)
     dlogits = cross_entropy_backward(1.0, loss_cache)  # (p - q) / N on counted positions, 0 elsewhere

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from byhand.checks import all_finite, as_float, check_last_dim, check_ndim, is_number
+from byhand.checks import all_finite, as_float, check_grad, check_last_dim, check_ndim, is_number
 
 
 def _check_affine(x: np.ndarray, **arrays):
@@ -103,9 +103,7 @@ def layernorm_backward(dy, cache):
     through the mean, and through the variance.
     """
     x, mu, rstd, gamma = cache["x"], cache["mu"], cache["rstd"], cache["gamma"]
-    dy = as_float("dy", dy)
-    if dy.shape != x.shape:
-        raise ValueError(f"dy must have shape {x.shape}, got {dy.shape}")
+    dy = check_grad("dy", dy, x.shape)
     D = x.shape[-1]
     xhat = (x - mu) * rstd  # (..., d_model) recomputed rather than cached
     dbeta = dy.reshape(-1, D).sum(axis=0)  # (d_model,)

@@ -9,7 +9,7 @@ over every one of them.
 """
 from __future__ import annotations
 
-from byhand.checks import as_float, check_last_dim, check_ndim, check_nonempty
+from byhand.checks import as_float, check_grad, check_last_dim, check_ndim, check_nonempty
 
 
 def linear_forward(x, W, b=None):
@@ -43,9 +43,7 @@ def linear_backward(dy, cache):
     """
     x, W = cache["x"], cache["W"]
     d_in, d_out = W.shape
-    dy = as_float("dy", dy)
-    if dy.shape != x.shape[:-1] + (d_out,):
-        raise ValueError(f"dy must have shape {x.shape[:-1] + (d_out,)}, got {dy.shape}")
+    dy = check_grad("dy", dy, x.shape[:-1] + (d_out,))
     dy_rows = dy.reshape(-1, d_out)  # (N, d_out), N = all leading axes flattened
     db = dy_rows.sum(axis=0) if cache["has_b"] else None  # (d_out,)
     dW = x.reshape(-1, d_in).T @ dy_rows  # (d_in, d_out)
@@ -74,9 +72,7 @@ def residual_backward(dout, cache):
     Shapes: dout (..., d_model); returns dx and dy of the same shape, as separate copies so that a
     caller adding into one does not change the other.
     """
-    dout = as_float("dout", dout)
-    if dout.shape != cache["shape"]:
-        raise ValueError(f"dout must have shape {cache['shape']}, got {dout.shape}")
+    dout = check_grad("dout", dout, cache["shape"])
     dy = dout.copy()  # (..., d_model)
     dx = dout.copy()  # (..., d_model)
     return dx, dy

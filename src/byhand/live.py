@@ -150,11 +150,16 @@ class Coalescer:
     moves still gets frames. With no running loop, ``request`` runs at once.
     """
 
-    def __init__(self, action: Callable[[], None], fold_s: float = FOLD_S, clock: Callable[[], float] = time.monotonic):
+    def __init__(self, action: Callable[[], None], fold_s: float = FOLD_S, clock: Callable[[], float] = time.monotonic,
+                 loop: Callable[[], asyncio.AbstractEventLoop | None] = _running_loop):
+        """``clock`` gives seconds; ``loop`` gives the event loop to schedule runs on, or None to run at once (a
+        test passes its own clock and a loop it turns by hand)."""
         self._action = action
         self.fold_s = fold_s
         self._clock = clock
+        self._loop = loop
         self._handle: asyncio.Handle | asyncio.TimerHandle | None = None  # the scheduled run, if one is owed
+        self._waits = False  # whether the owed run waits for the moves behind it (a drag)
         self._deadline = float("-inf")  # a run waiting for the moves behind it goes no later than this
         self._last_end = float("-inf")
         self._last_took = 0.0  # seconds the last run took
@@ -170,18 +175,18 @@ class Coalescer:
         self.requests += 1
         now = self._clock()
         if self._handle is not None:  # fold into the run already owed; if it waits for a drag, wait a bit longer
-            if isinstance(self._handle, asyncio.TimerHandle) and now + self.fold_s < self._deadline:
+            if self._waits and now + self.fold_s < self._deadline:
                 self._handle.cancel()
-                self._handle = asyncio.get_running_loop().call_later(self.fold_s, self._run)
+                self._handle = self._loop().call_later(self.fold_s, self._run)
             return
-        loop = _running_loop()
+        loop = self._loop()
         if loop is None:
             self._run()
         elif now - self._last_end < self.fold_s:  # a drag under way
             self._deadline = now + max(self.fold_s, self._last_took)
-            self._handle = loop.call_later(self.fold_s, self._run)
+            self._handle, self._waits = loop.call_later(self.fold_s, self._run), True
         else:
-            self._handle = loop.call_soon(self._run)
+            self._handle, self._waits = loop.call_soon(self._run), False
 
     def flush(self) -> None:
         """Run now if a run is owed (e.g. before reading the result in the same cell)."""

@@ -36,6 +36,22 @@ def cross_entropy_forward(logits, targets, label_smoothing: float = 0.0, reducti
     ``q`` (..., V) the target distribution (all-zero rows at ignored positions), ``losses`` (...) the
     per-position losses (0 at ignored positions), ``counted`` (...) bool, ``n`` and ``reduction``.
     """
+    logits, targets, counted, n = _checked(logits, targets, label_smoothing, reduction, ignore_index)
+    V = logits.shape[-1]
+    logp, _ = log_softmax_forward(logits)  # (..., V), finite even for logits of +-1e4
+    onehot = np.arange(V) == targets[..., None]  # (..., V) bool; ignored targets match no column
+    q = (1.0 - label_smoothing) * onehot + label_smoothing / V  # (..., V) smoothed targets
+    q = np.where(counted[..., None], q, 0.0).astype(logits.dtype, copy=False)  # (..., V), zero rows where ignored
+    losses = -(q * logp).sum(axis=-1)  # (...) per-position cross-entropy, 0 where ignored
+    total = losses.sum()  # scalar
+    loss = total / n if reduction == "mean" else total  # n is a Python int, so float32 stays float32
+    p = np.exp(logp)  # (..., V) kept for the fused backward and for display
+    cache = {"p": p, "q": q, "losses": losses, "counted": counted, "n": n, "reduction": reduction}
+    return loss, cache
+
+
+def _checked(logits, targets, label_smoothing, reduction, ignore_index):
+    """The loss's inputs, checked: (logits as floats (..., V), targets (...), counted (...) bool, n counted)."""
     logits = as_float("logits", logits)
     if logits.ndim == 0 or logits.shape[-1] == 0:
         raise ValueError(f"logits must have a non-empty last axis V, got shape {logits.shape}")
@@ -56,17 +72,7 @@ def cross_entropy_forward(logits, targets, label_smoothing: float = 0.0, reducti
     n = int(counted.sum())
     if n == 0:
         raise ValueError("no counted positions: every target equals ignore_index")
-
-    logp, _ = log_softmax_forward(logits)  # (..., V), finite even for logits of +-1e4
-    onehot = np.arange(V) == targets[..., None]  # (..., V) bool; ignored targets match no column
-    q = (1.0 - label_smoothing) * onehot + label_smoothing / V  # (..., V) smoothed targets
-    q = np.where(counted[..., None], q, 0.0).astype(logits.dtype, copy=False)  # (..., V), zero rows where ignored
-    losses = -(q * logp).sum(axis=-1)  # (...) per-position cross-entropy, 0 where ignored
-    total = losses.sum()  # scalar
-    loss = total / n if reduction == "mean" else total  # n is a Python int, so float32 stays float32
-    p = np.exp(logp)  # (..., V) kept for the fused backward and for display
-    cache = {"p": p, "q": q, "losses": losses, "counted": counted, "n": n, "reduction": reduction}
-    return loss, cache
+    return logits, targets, counted, n
 
 
 def cross_entropy_backward(dloss=1.0, cache=None):

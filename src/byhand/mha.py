@@ -23,13 +23,13 @@ from __future__ import annotations
 import numpy as np
 
 from byhand.attention import attention_backward_traced, attention_forward
-from byhand.checks import as_float, check_last_dim, check_ndim, check_numeric
+from byhand.checks import as_float, check_grad, check_last_dim, check_ndim, check_numeric, is_int
 from byhand.linear import linear_backward, linear_forward
 
 
 def _check_heads(d_model: int, n_heads: int) -> int:
     """Return d_k = d_model / n_heads, refusing a head count that does not divide d_model."""
-    if isinstance(n_heads, bool) or not isinstance(n_heads, (int, np.integer)) or n_heads < 1:
+    if not is_int(n_heads) or n_heads < 1:
         raise ValueError(f"n_heads must be a positive integer, got {n_heads!r}")
     if d_model % n_heads != 0:
         raise ValueError(f"n_heads = {n_heads} does not divide d_model = {d_model}")
@@ -105,9 +105,7 @@ def mha_backward_traced(dout, cache):
     order (the gradient of each forward name, without the "d" prefix so a model can prefix it).
     """
     n_heads = cache["n_heads"]
-    dout = as_float("dout", dout)
-    if dout.shape != cache["out"].shape:
-        raise ValueError(f"dout must have shape {cache['out'].shape}, got {dout.shape}")
+    dout = check_grad("dout", dout, cache["out"].shape)
     grads, grad_trace = {}, {}
     # out = O W_o + b_o: the gradient reaching O is dout W_o^T (transposed!)
     dO, grads["W_o"], db_o = linear_backward(dout, cache["lin_o"])  # (..., T_q, d_model)

@@ -27,6 +27,7 @@ class SGDConfig:
     lr: float  # learning rate gamma
     momentum: float = 0.0  # mu; 0 means plain gradient descent
     weight_decay: float = 0.0  # lambda, added to the gradient: g <- g + lambda * theta
+    bias_correction: bool = True  # m_hat = m / (1 - beta1^t), v_hat likewise; False uses m and v as they are
 
     def __post_init__(self):
         check_number("lr", self.lr)
@@ -43,6 +44,7 @@ class AdamConfig:
     beta2: float = 0.999  # decay rate of the second moment v
     eps: float = 1e-8  # added to sqrt(v_hat) so the division never blows up
     weight_decay: float = 0.0  # lambda, added to the gradient: g <- g + lambda * theta
+    bias_correction: bool = True  # m_hat = m / (1 - beta1^t), v_hat likewise; False uses m and v as they are
 
     def __post_init__(self):
         _check_adam_hyper(self)
@@ -58,6 +60,7 @@ class AdamWConfig:
     eps: float = 1e-8  # added to sqrt(v_hat) so the division never blows up
     weight_decay: float = 1e-2  # lambda, applied to theta directly: theta <- theta - lr * lambda * theta
     decay: Callable[[str], bool] | None = None  # which params decay (name -> bool); None means all of them
+    bias_correction: bool = True  # m_hat = m / (1 - beta1^t), v_hat likewise; False uses m and v as they are
 
     def __post_init__(self):
         _check_adam_hyper(self)
@@ -166,8 +169,11 @@ def _adam_moments(g, m_prev, v_prev, t, config, lr) -> dict:
     """The shared Adam core: moments, bias-corrected moments and the update -lr * m_hat / (sqrt(v_hat) + eps)."""
     m = config.beta1 * m_prev + (1 - config.beta1) * g  # (shape of theta) running mean of g
     v = config.beta2 * v_prev + (1 - config.beta2) * g * g  # (shape of theta) running mean of g^2
-    m_hat = m / (1 - config.beta1**t)  # (shape of theta) undoes the pull towards the zero start
-    v_hat = v / (1 - config.beta2**t)  # (shape of theta)
+    if config.bias_correction:
+        m_hat = m / (1 - config.beta1**t)  # (shape of theta) undoes the pull towards the zero start
+        v_hat = v / (1 - config.beta2**t)  # (shape of theta)
+    else:  # what the correction is for: at t = 1, m = (1 - beta1) g is 10 times too small
+        m_hat, v_hat = m, v
     update = -lr * m_hat / (np.sqrt(v_hat) + config.eps)  # (shape of theta)
     return {"g": g, "m": m, "v": v, "m_hat": m_hat, "v_hat": v_hat, "update": update}
 
@@ -239,6 +245,8 @@ def _check_adam_hyper(config) -> None:
             raise ValueError(f"{name} must lie in [0, 1), got {beta!r}")
     if not (isinstance(config.eps, (int, float, np.floating)) and config.eps > 0):
         raise ValueError(f"eps must be > 0, got {config.eps!r}")
+    if not isinstance(config.bias_correction, (bool, np.bool_)):
+        raise ValueError(f"bias_correction must be True or False, got {config.bias_correction!r}")
 
 
 def _resolve_lr(lr, default: float) -> float:

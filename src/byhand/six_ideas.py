@@ -25,9 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from byhand.gpt import GPTConfig, gpt_forward, gpt_loss_and_grads
+from byhand.gpt import GPTConfig, gpt_forward, gpt_loss, gpt_loss_and_grads
 from byhand.ioi import EXAMPLE
-from byhand.loss import cross_entropy_forward
 from byhand.softmax import log_softmax_forward, softmax_forward
 
 
@@ -141,12 +140,6 @@ def _final_and_head(trace, ids, a, tokenizer, config, layer, head, key_pos, top_
     return final, head_scores
 
 
-def _loss(params, batch, config) -> float:
-    """The final-position loss alone (forward only), for points along the first step's line."""
-    logits, _ = gpt_forward(params, batch[0], config)  # (1, T, V)
-    return float(cross_entropy_forward(logits, batch[1])[0])
-
-
 def _sentence(params, config, full, decode) -> SentenceProb:
     """Next-token probabilities of every token after the first in ``full`` (T + 1,)."""
     logits, _ = gpt_forward(params, full[None, :-1], config)  # (1, T, V): position t predicts x_{t+1}
@@ -199,7 +192,7 @@ def six_ideas_numbers(params: dict, config: GPTConfig, tokenizer, prompt: str = 
             theta = {n: theta[n] - lr * grads[n] for n in theta}
         del grads, trace
     scales = np.asarray(line_scales, dtype=np.float64)  # (m,)
-    line = [_loss({n: params[n] - float(s) * lr * g0[n] for n in params}, batch, config) for s in scales]
+    line = [gpt_loss({n: params[n] - float(s) * lr * g0[n] for n in params}, batch, config) for s in scales]
     run = SGDRun(lr=lr, loss=np.array(losses), p_answer=np.array(p_answer), p_top=np.stack(p_top),
                  line_scales=scales, line_loss=np.array(line))
     full = np.append(ids, a)  # (T + 1,)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from byhand.checks import as_float
+from byhand.checks import as_float, check_cache, check_grad
 
 # what to do instead of writing -inf into the scores: the mask= argument the chapters teach
 _MASK_HINT = "for masked positions pass mask= (a boolean array, True = allowed) instead of -inf scores"
@@ -44,7 +44,7 @@ def softmax_forward(z, axis: int = -1, mask=None):
     A row with no allowed entry has no softmax and is a ValueError, and so is a -inf in z (use mask=).
     Returns (p, cache); the cache holds p and the axis (p is all the backward needs).
     """
-    z = as_float("z", z, neg_inf_hint=_MASK_HINT)
+    z = as_float("z", z, neg_inf_hint=_MASK_HINT, booleans=False)
     axis = _check_axis(z, axis)
     if mask is None:
         m = z.max(axis=axis, keepdims=True)  # row maxima, size 1 along axis
@@ -76,10 +76,8 @@ def softmax_backward(dp, cache):
 
     which is exactly 0.0 wherever p is 0 (masked entries get no gradient).
     """
-    p, axis = cache["p"], cache["axis"]
-    dp = as_float("dp", dp)
-    if dp.shape != p.shape:
-        raise ValueError(f"dp must have the shape of p {p.shape}, got {dp.shape}")
+    p, axis = (check_cache(cache, ("p", "axis"), "softmax_forward")[k] for k in ("p", "axis"))
+    dp = check_grad("dp", dp, p.shape, of="p")
     s = (p * dp).sum(axis=axis, keepdims=True)  # sum_j p_j dp_j, size 1 along axis
     dz = p * (dp - s)  # same shape as p
     dz = np.where(p == 0, 0.0, dz).astype(dz.dtype, copy=False)  # write +0.0 rather than -0.0 at masked entries
@@ -112,10 +110,8 @@ def log_softmax_backward(dlogp, cache):
 
         dz_i = dlogp_i - p_i sum_j dlogp_j,    p = exp(logp).
     """
-    logp, axis = cache["logp"], cache["axis"]
-    dlogp = as_float("dlogp", dlogp)
-    if dlogp.shape != logp.shape:
-        raise ValueError(f"dlogp must have the shape of logp {logp.shape}, got {dlogp.shape}")
+    logp, axis = (check_cache(cache, ("logp", "axis"), "log_softmax_forward")[k] for k in ("logp", "axis"))
+    dlogp = check_grad("dlogp", dlogp, logp.shape, of="logp")
     p = np.exp(logp)  # recomputed from the cache rather than stored twice
     dz = dlogp - p * dlogp.sum(axis=axis, keepdims=True)  # same shape as logp
     return dz

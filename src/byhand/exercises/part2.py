@@ -15,7 +15,7 @@ import numpy as np
 from ..activations import gelu_backward, gelu_forward, relu_forward
 from ..attention import attention_forward, causal_mask
 from ..embedding import embedding_backward, embedding_forward, positions_forward
-from ..gpt import GPTConfig, gpt_forward, gpt_loss_and_grads, gpt_param_shapes
+from ..gpt import GPTConfig, gpt_loss, gpt_loss_and_grads, gpt_param_shapes
 from ..gradcheck import numerical_grads
 from ..layernorm import layernorm_backward, layernorm_forward
 from ..linear import linear_backward, linear_forward
@@ -77,8 +77,7 @@ def _nudged(name: str, index, delta: float) -> dict:
 
 def _loss_of(params) -> float:
     """The toy's loss at ``params``: the forward pass only."""
-    logits, _ = gpt_forward(params, toy_batch()[0], TOY_CONFIG)
-    return float(cross_entropy_forward(logits, toy_batch()[1])[0])
+    return gpt_loss(params, toy_batch(), TOY_CONFIG)
 
 
 def _rng(seed: int) -> np.random.Generator:

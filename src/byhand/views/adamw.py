@@ -13,40 +13,22 @@ the widget redraws only the marked rate, the bars, their values and the titles (
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..gpt import GPTConfig, gpt_forward
-from ..loss import cross_entropy_forward
+from ..gpt import GPTConfig, gpt_loss
 from ..optim import AdamWConfig, adamw_step, init_state
-
-
-def _loss(params: dict, batch, config: GPTConfig) -> float:
-    """The mean cross-entropy of ``params`` on ``batch`` (forward pass only)."""
-    logits, _ = gpt_forward(params, batch[0], config)
-    return float(cross_entropy_forward(logits, batch[1], ignore_index=-1)[0])
+from . import make_view
 
 
 def first_step(params: dict, grads: dict, opt: AdamWConfig, lr: float, bias_correction: bool = True) -> dict:
-    """The parameters after AdamW's first step (t = 1, zero moments) at learning rate ``lr``.
-
-    With bias correction this is ``byhand.optim.adamw_step``. Without it, the moments are used as they are:
-    θ ← θ (1 − lr λ) − lr · m / (sqrt(v) + eps) with m = (1 − β1) g, v = (1 − β2) g² (decay only where opt.decay says).
-    """
+    """The parameters after AdamW's first step (t = 1, zero moments) at learning rate ``lr``: ``byhand.optim``'s
+    ``adamw_step``, with the moments bias-corrected or (``bias_correction=False``) used as they are."""
     if not (np.isfinite(lr) and lr >= 0):
         raise ValueError(f"lr must be a finite number >= 0, got {lr}")
-    if bias_correction:
-        new_params, _, _ = adamw_step(params, grads, init_state(params), opt, lr=lr)
-        return new_params
-    new_params = {}
-    for name, theta in params.items():
-        g = np.asarray(grads[name], dtype=np.float64)  # (shape of theta)
-        m = (1 - opt.beta1) * g  # first moment after one step from 0, not corrected
-        v = (1 - opt.beta2) * g * g  # second moment after one step from 0, not corrected
-        decays = opt.weight_decay != 0 and (opt.decay is None or bool(opt.decay(name)))
-        shrunk = theta * (1 - lr * opt.weight_decay) if decays else theta  # decoupled decay first
-        new_params[name] = shrunk - lr * m / (np.sqrt(v) + opt.eps)  # (shape of theta)
+    opt = replace(opt, bias_correction=bool(bias_correction))
+    new_params, _, _ = adamw_step(params, grads, init_state(params), opt, lr=lr)
     return new_params
 
 
@@ -68,8 +50,8 @@ def adamw_state(params: dict, grads: dict, batch, config: GPTConfig, opt: AdamWC
     new_params = first_step(params, grads, opt, lr, bias_correction)
     moves = {name: new_params[name] - params[name] for name in params}  # Δθ per parameter
     first_order = float(sum(np.sum(grads[name] * moves[name]) for name in params))  # Σ g·Δθ
-    before = _loss(params, batch, config)
-    return AdamWState(float(lr), bool(bias_correction), before, _loss(new_params, batch, config),
+    before = gpt_loss(params, batch, config)
+    return AdamWState(float(lr), bool(bias_correction), before, gpt_loss(new_params, batch, config),
                       before + first_order, float(max(np.abs(d).max() for d in moves.values())))
 
 
@@ -87,8 +69,8 @@ def adamw_curve(params: dict, grads: dict, batch, config: GPTConfig, opt: AdamWC
     lrs = np.sort(np.asarray(lrs, dtype=np.float64))  # (n,)
     if lrs.size < 2 or not np.all(lrs > 0):
         raise ValueError("lrs must hold at least 2 positive learning rates")
-    corrected = [_loss(first_step(params, grads, opt, lr, True), batch, config) for lr in lrs]
-    uncorrected = [_loss(first_step(params, grads, opt, lr, False), batch, config) for lr in lrs]
+    corrected = [gpt_loss(first_step(params, grads, opt, lr, True), batch, config) for lr in lrs]
+    uncorrected = [gpt_loss(first_step(params, grads, opt, lr, False), batch, config) for lr in lrs]
     return AdamWCurve(lrs, np.array(corrected), np.array(uncorrected))
 
 
@@ -161,8 +143,4 @@ def adamw_view(params: dict, grads: dict, batch, config: GPTConfig, opt: AdamWCo
     def state(setting: dict) -> AdamWState:
         return adamw_state(params, grads, batch, config, opt, 10.0 ** setting["log10_lr"], setting["bias_correction"])
 
-    def draw(fig, setting: dict):
-        update = draw_adamw(fig, state(setting), curve)
-        return lambda new: update(state(new))
-
-    return draw
+    return make_view(state, draw_adamw, curve)

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 from matplotlib.colors import LogNorm
 
+from . import make_view, set_bars
+
 
 @dataclass(frozen=True)
 class StreamGrads:
@@ -95,8 +97,7 @@ def draw_stream(fig, st: StreamState, sg: StreamGrads, words=None, ymax: float |
 
     def update(new: StreamState) -> list:
         line.set_ydata(new.stream_norm)
-        for bar, h in zip(bars, new.branch_norm):
-            bar.set_height(h)
+        set_bars(bars, new.branch_norm)
         word = f" ({words[new.t]})" if words is not None else ""
         title.set_text(f"position t = {new.t}{word}")
         marker.set_xdata([new.t, new.t])
@@ -113,8 +114,4 @@ def backprop_view(gtrace: dict, n_layers: int, words=None):
     sg = stream_grads(gtrace, n_layers)
     ymax = float(max(np.linalg.norm(sg.stream, axis=-1).max(), np.linalg.norm(sg.branch, axis=-1).max()))
 
-    def draw(fig, setting: dict):
-        update = draw_stream(fig, stream_state(sg, setting["t"]), sg, words, ymax)
-        return lambda new: update(stream_state(sg, new["t"]))
-
-    return draw
+    return make_view(lambda setting: stream_state(sg, setting["t"]), draw_stream, sg, words, ymax)

@@ -27,6 +27,7 @@ import numpy as np
 from matplotlib.ticker import LogLocator
 
 from ..softmax import softmax_forward
+from . import make_view
 
 
 def loss_of_logit(z, a: int, j: int, x) -> np.ndarray:
@@ -199,8 +200,4 @@ def derivative_view(z, a: int, j: int, hs, word: str = "z_j"):
     def state(setting: dict) -> SecantState:
         return secant_state(z, a, j, setting["h"])
 
-    def draw(fig, setting: dict):
-        update = draw_secant(fig, state(setting), z, a, j, curve, word)
-        return lambda new: update(state(new))
-
-    return draw
+    return make_view(state, draw_secant, z, a, j, curve, word)

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..checks import as_float, check_ndim
 from ..display import DotTerms, dot_terms
-from . import span
+from . import make_view, span
 
 
 def plane_basis(q, k) -> tuple[np.ndarray, np.ndarray]:
@@ -130,8 +130,4 @@ def dot_view(q, k, delta_max: float = 3.0):
     def state(setting: dict) -> DotState:
         return dot_state(q, k, setting["theta"], setting["j"], setting["delta"])
 
-    def draw(fig, setting: dict):
-        update = draw_dot(fig, state(setting), ylim)
-        return lambda new: update(state(new))
-
-    return draw
+    return make_view(state, draw_dot, ylim)

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..gpt import GPTConfig, gpt_forward
 from ..toy_gpt import TOY_CONFIG, VOCAB, toy_batch
-from . import span
+from . import make_view, set_bars, span
 
 
 def nudge_trace(params: dict, name: str, index: tuple, delta: float, ids=None, config: GPTConfig = TOY_CONFIG) -> dict:
@@ -130,17 +130,11 @@ def draw_embed(fig, state: EmbedState, row, row_lim: tuple[float, float] | None 
     def update(new: EmbedState) -> list:
         nudged = row.copy()
         nudged[new.j] += new.delta
-        for k, bar in enumerate(entries):
-            bar.set_height(nudged[k])
-            bar.set_color("tab:red" if k == new.j else "lightgray")
+        set_bars(entries, nudged, ["tab:red" if k == new.j else "lightgray" for k in range(len(entries))])
         was.set_x(new.j - 0.35)
         was.set_height(row[new.j])
         e_title.set_text(f"E[{new.token}, {new.j}] += {new.delta:+.2f}")
-        bars = []
-        for k in range(h):
-            for bar, height in zip(after[k], new.after[k]):
-                bar.set_height(height)
-                bars.append(bar)
+        bars = [bar for k in range(h) for bar in set_bars(after[k], new.after[k])]
         return [*entries, was, e_title, *bars, *outlines]
 
     update(state)
@@ -161,8 +155,4 @@ def embed_view(params: dict, token: str = "like", t: int = 4, delta_max: float =
     def state(setting: dict) -> EmbedState:
         return embed_state(params, token, setting["j"], setting["delta"], t)
 
-    def draw(fig, setting: dict):
-        update = draw_embed(fig, state(setting), row, row_lim)
-        return lambda new: update(state(new))
-
-    return draw
+    return make_view(state, draw_embed, row, row_lim)

@@ -21,6 +21,7 @@ import numpy as np
 from ..bounds import below
 from ..gpt import GPTConfig, gpt_loss_and_grads
 from .nudge import entry_index, entry_label, nudged_loss
+from . import make_view
 
 
 @dataclass(frozen=True)
@@ -149,8 +150,4 @@ def fd_view(params: dict, batch, config: GPTConfig, name: str, index, hs):
     def state(setting: dict) -> FDState:
         return fd_state(params, batch, config, name, index, 10.0 ** setting["log10_h"])
 
-    def draw(fig, setting: dict):
-        update = draw_fd(fig, state(setting), curve)
-        return lambda new: update(state(new))
-
-    return draw
+    return make_view(state, draw_fd, curve)

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..activations import gelu_forward
 from ..checks import as_float
+from . import make_view
 
 
 @dataclass(frozen=True)
@@ -108,8 +109,4 @@ def gelu_view(samples=()):
     def state(setting: dict) -> GeluState:
         return gelu_state(setting["x"], samples)
 
-    def draw(fig, setting: dict):
-        update = draw_gelu(fig, state(setting))
-        return lambda new: update(state(new))
-
-    return draw
+    return make_view(state, draw_gelu)

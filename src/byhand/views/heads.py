@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..checks import as_float, check_ndim
-from . import span
+from . import make_view, set_bars, span
 
 
 @dataclass(frozen=True)
@@ -74,8 +74,7 @@ def draw_heads(fig, state: HeadState, ylim: tuple[float, float] | None = None):
     fig.subplots_adjust(left=0.1, right=0.98, bottom=0.36, top=0.9)
 
     def update(new: HeadState) -> list:
-        for bar, height in zip(bars[-1], new.terms[-1]):
-            bar.set_height(height)
+        set_bars(bars[-1], new.terms[-1])
         out.set_ydata(new.out)
         title.set_text(f"output row of position {new.t}, head {h - 1} weighted by α = {new.alpha:.2f}")
         return [*bars[-1], out, title]
@@ -96,8 +95,4 @@ def heads_view(O_heads, W_o, b_o, t: int = 4, alpha_range: tuple[float, float] =
     def state(setting: dict) -> HeadState:
         return head_state(O_heads, W_o, b_o, t, setting["alpha"])
 
-    def draw(fig, setting: dict):
-        update = draw_heads(fig, state(setting), ylim)
-        return lambda new: update(state(new))
-
-    return draw
+    return make_view(state, draw_heads, ylim)

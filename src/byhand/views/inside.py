@@ -19,6 +19,7 @@ import numpy as np
 from ..gpt import GPTConfig, gpt_forward
 from ..ioi import IOISentence, Vocab, encode_batch, tokenize
 from ..softmax import softmax_forward
+from . import make_view
 
 
 @dataclass(frozen=True)
@@ -153,8 +154,4 @@ def inside_view(runs: dict):
     def state(setting: dict) -> InsideState:
         return inside_state(runs, setting["checkpoint"], setting["sentence"])
 
-    def draw(fig, setting: dict):
-        update = draw_inside(fig, state(setting), n_max)
-        return lambda new: update(state(new))
-
-    return draw
+    return make_view(state, draw_inside, n_max)

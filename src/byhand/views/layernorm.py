@@ -13,7 +13,7 @@ import numpy as np
 
 from ..checks import as_float, check_ndim
 from ..layernorm import layernorm_forward
-from . import span
+from . import make_view, set_bars, span
 
 
 @dataclass(frozen=True)
@@ -70,12 +70,10 @@ def draw_ln(fig, state: LNState, xlim: tuple[float, float] | None = None):
     fig.subplots_adjust(left=0.09, right=0.98, bottom=0.17, top=0.85, wspace=0.3)
 
     def update(new: LNState) -> list:
-        for bar, height in zip(bars, new.x):
-            bar.set_height(height)
+        set_bars(bars, new.x)
         mean.set_ydata([new.mean, new.mean])
         title.set_text(f"c·x + b, c = {new.scale:.3g}, b = {new.shift:g}; mean (red) {new.mean:.3f}")
-        for bar, height in zip(after, new.y):
-            bar.set_height(height)
+        set_bars(after, new.y)
         title2.set_text(f"LN; outline: LN(x). Largest gap {np.abs(new.y - new.y_ref).max():.4f}")
         return [*bars, mean, title, *after, *ref, title2]
 
@@ -98,8 +96,4 @@ def ln_view(x_row, gamma, beta, eps: float = 1e-5, scale_range: tuple[float, flo
     def state(setting: dict) -> LNState:
         return ln_state(x_row, gamma, beta, eps, setting["scale"], setting["shift"])
 
-    def draw(fig, setting: dict):
-        update = draw_ln(fig, state(setting), xlim)
-        return lambda new: update(state(new))
-
-    return draw
+    return make_view(state, draw_ln, xlim)

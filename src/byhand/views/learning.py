@@ -16,6 +16,7 @@ import numpy as np
 
 from ..gpt import GPTConfig, gpt_forward
 from ..softmax import softmax_forward
+from . import make_view
 
 
 def step(params: dict, grads: dict, eta: float) -> dict:
@@ -134,8 +135,4 @@ def learning_view(params: dict, grads: dict, ids, a: int, config: GPTConfig, eta
     def state(setting: dict) -> StepState:
         return step_state(params, grads, ids, a, config, setting["eta"], p0, curve.g2)
 
-    def draw(fig, setting: dict):
-        update = draw_step(fig, state(setting), curve, word)
-        return lambda new: update(state(new))
-
-    return draw
+    return make_view(state, draw_step, curve, word)

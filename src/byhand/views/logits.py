@@ -13,6 +13,7 @@ import numpy as np
 
 from ..checks import as_float, check_ndim
 from ..loss import cross_entropy_forward
+from . import make_view, set_bars
 
 
 @dataclass(frozen=True)
@@ -79,9 +80,8 @@ def draw_logits(fig, state: LogitState, vocab, loss_lim: tuple[float, float] | N
     fig.subplots_adjust(left=0.08, right=0.98, bottom=0.33, top=0.85, wspace=0.35)
 
     def update(new: LogitState) -> list:
-        for k, (bar, height) in enumerate(zip(after, new.p_after)):
-            bar.set_height(height)
-            bar.set_color("tab:green" if k == new.target else "tab:red" if k == new.v else "tab:blue")
+        set_bars(after, new.p_after, ["tab:green" if k == new.target else "tab:red" if k == new.v else "tab:blue"
+                                      for k in range(len(after))])
         loss.set_height(new.loss_after)
         line.set_ydata([new.loss_before + new.slope * new.delta])
         target = vocab[new.target] if new.target >= 0 else "none"
@@ -109,8 +109,4 @@ def logits_view(logits, targets, vocab, t: int = 0, delta_range: tuple[float, fl
     def state(setting: dict) -> LogitState:
         return logit_state(logits, targets, t, setting["v"], setting["delta"])
 
-    def draw(fig, setting: dict):
-        update = draw_logits(fig, state(setting), vocab, loss_lim)
-        return lambda new: update(state(new))
-
-    return draw
+    return make_view(state, draw_logits, vocab, loss_lim)

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..softmax import log_softmax_forward
 from .softmax import word_logits
+from . import make_view
 
 
 @dataclass(frozen=True)
@@ -99,8 +100,4 @@ def logs_view(z, words):
     def state(setting: dict) -> LogsState:
         return logs_state(z, words, setting["answer"])
 
-    def draw(fig, setting: dict):
-        update = draw_logs(fig, state(setting))
-        return lambda new: update(state(new))
-
-    return draw
+    return make_view(state, draw_logs)

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..gpt import GPTConfig, gpt_forward, gpt_loss_and_grads
-from ..loss import cross_entropy_forward
+from ..checks import is_int
+from ..gpt import GPTConfig, gpt_loss, gpt_loss_and_grads
+from . import make_view
 
 
 def entry_index(params: dict, name: str, index) -> tuple[int, ...]:
@@ -32,7 +33,7 @@ def entry_index(params: dict, name: str, index) -> tuple[int, ...]:
     if len(idx) != len(shape):
         raise ValueError(f"index {index!r} has {len(idx)} entries, but {name} has shape {shape}")
     for i, n in zip(idx, shape):
-        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < n:
+        if not is_int(i) or not 0 <= i < n:
             raise ValueError(f"index {index!r} is outside {name} of shape {shape}")
     return tuple(int(i) for i in idx)
 
@@ -43,10 +44,7 @@ def nudged_loss(params: dict, batch, config: GPTConfig, name: str, index, delta:
     moved = dict(params)  # a shallow copy: only the nudged array is replaced
     moved[name] = np.array(params[name], dtype=np.float64)  # (shape of the parameter) a fresh copy
     moved[name][idx] += delta
-    ids, targets = batch
-    logits, _ = gpt_forward(moved, ids, config)  # (..., T, V)
-    loss, _ = cross_entropy_forward(logits, targets, ignore_index=-1)
-    return float(loss)
+    return gpt_loss(moved, batch, config)
 
 
 @dataclass(frozen=True)
@@ -196,8 +194,4 @@ def nudge_view(params: dict, batch, config: GPTConfig, name: str, index, span: f
     def state(setting: dict) -> NudgeState:
         return nudge_state(params, batch, config, name, index, setting["delta"])
 
-    def draw(fig, setting: dict):
-        update = draw_nudge(fig, state(setting), curve)
-        return lambda new: update(state(new))
-
-    return draw
+    return make_view(state, draw_nudge, curve)

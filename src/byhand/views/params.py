@@ -12,8 +12,10 @@ from functools import lru_cache
 import numpy as np
 from matplotlib.ticker import PercentFormatter
 
+from ..checks import is_int
 from ..gpt import GPTConfig, gpt_param_shapes
 from ..toy_gpt import TOY_CONFIG
+from . import make_view
 
 GROUPS = ("embeddings", "attention", "feed-forward", "layer norms", "output")
 
@@ -35,7 +37,7 @@ def group_of(name: str) -> str:
 
 def config_for(d_model: int, base: GPTConfig = TOY_CONFIG) -> GPTConfig:
     """``base`` with width d_model and d_ff = 4 d_model (the 4x expansion of GPT-2)."""
-    if isinstance(d_model, bool) or not isinstance(d_model, (int, np.integer)) or d_model < base.n_heads:
+    if not is_int(d_model) or d_model < base.n_heads:
         raise ValueError(f"d_model must be an integer >= n_heads = {base.n_heads}, got {d_model!r}")
     if d_model % base.n_heads:
         raise ValueError(f"n_heads = {base.n_heads} does not divide d_model = {d_model}")
@@ -119,8 +121,4 @@ def params_view(base: GPTConfig = TOY_CONFIG):
 
     state = lru_cache(maxsize=None)(lambda d_model: param_state(d_model, base))  # 33 counts each: kept per width
 
-    def draw(fig, setting: dict):
-        update = draw_params(fig, state(setting["d_model"]), max_share)
-        return lambda new: update(state(new["d_model"]))
-
-    return draw
+    return make_view(lambda setting: state(setting["d_model"]), draw_params, max_share)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..checks import as_float, check_ndim
-from . import span
+from . import make_view, set_bars, span
 
 
 @dataclass(frozen=True)
@@ -72,8 +72,7 @@ def draw_qkv(fig, state: QKVState, ylim: tuple[float, float] | None = None):
     fig.subplots_adjust(left=0.09, right=0.98, bottom=0.17, top=0.85)
 
     def update(new: QKVState) -> list:
-        for bar, height in zip(after, new.after):
-            bar.set_height(height)
+        set_bars(after, new.after)
         change = np.abs(new.after - new.before).max()
         title.set_text(rf"$q_{{{new.t}}}$ after $\hat x[{new.t}, {new.j}]$ += {new.delta:.2f} "
                        f"(outline: before; largest change {change:.3f})")
@@ -96,8 +95,4 @@ def qkv_view(x, W_q, b_q, n_heads: int, t: int = 0, delta_max: float = 3.0):
     def state(setting: dict) -> QKVState:
         return qkv_state(x, W_q, b_q, n_heads, t, setting["j"], setting["delta"])
 
-    def draw(fig, setting: dict):
-        update = draw_qkv(fig, state(setting), ylim)
-        return lambda new: update(state(new))
-
-    return draw
+    return make_view(state, draw_qkv, ylim)

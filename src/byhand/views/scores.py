@@ -14,7 +14,7 @@ import numpy as np
 
 from ..checks import as_float, check_ndim
 from ..softmax import softmax_forward
-from . import span
+from . import make_view, set_bars, span
 
 
 @dataclass(frozen=True)
@@ -85,12 +85,8 @@ def draw_scores(fig, state: ScoreState, labels=None, ylim: tuple[float, float] |
 
     def update(new: ScoreState) -> list:
         colors = np.where(x == new.s, "tab:red", "tab:blue")
-        for bar, height, color in zip(scores, np.where(new.allowed, new.scores, 0.0), colors):
-            bar.set_height(height)
-            bar.set_color(color)
-        for bar, height, color in zip(after, new.after, colors):
-            bar.set_height(height)
-            bar.set_color(color)
+        set_bars(scores, np.where(new.allowed, new.scores, 0.0), colors)
+        set_bars(after, new.after, colors)
         chosen.set_data([new.s], [0.0])
         chosen.set_visible(not new.allowed[new.s])
         title.set_text(f"row {new.t}: score {new.s} nudged by {new.delta:+.2f}")
@@ -115,8 +111,4 @@ def scores_view(S, mask, t: int, labels=None, delta_max: float = 4.0):
     def state(setting: dict) -> ScoreState:
         return score_state(S, mask, t, setting["s"], setting["delta"])
 
-    def draw(fig, setting: dict):
-        update = draw_scores(fig, state(setting), labels, ylim)
-        return lambda new: update(state(new))
-
-    return draw
+    return make_view(state, draw_scores, labels, ylim)

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..checks import as_float, check_ndim
 from ..softmax import log_softmax_forward
+from . import make_view, set_bars
 
 
 @dataclass(frozen=True)
@@ -95,13 +96,9 @@ def draw_smoothing(fig, state: SmoothingState, tokens, loss_limits: tuple[float,
     fig.subplots_adjust(left=0.09, right=0.98, bottom=0.17, top=0.88, wspace=0.6)
 
     def update(new: SmoothingState) -> list:
-        for bar, g in zip(grad_bars, new.grad):
-            bar.set_height(g)
-            bar.set_color("tab:blue" if g >= 0 else "tab:red")
-        for bar, p in zip(p_bars, new.p):
-            bar.set_height(p)
-        for bar, q in zip(q_bars, new.q):
-            bar.set_height(q)
+        set_bars(grad_bars, new.grad, np.where(new.grad >= 0, "tab:blue", "tab:red"))
+        set_bars(p_bars, new.p)
+        set_bars(q_bars, new.q)
         total = round(float(new.grad.sum()), 6) + 0.0  # 0 up to round-off; + 0.0 turns -0.0 into 0.0
         title1.set_text(f"p (blue), q (orange); z[{tokens[new.j]}] {new.delta:+.2f}")
         title2.set_text(f"entries sum to {total:.4f}")
@@ -146,8 +143,4 @@ def smoothing_view(logits, target: int, tokens, delta_range: tuple[float, float]
     def state(setting: dict) -> SmoothingState:
         return smoothing_state(logits, target, setting["eps"], setting["j"], setting["delta"])
 
-    def draw(fig, setting: dict):
-        update = draw_smoothing(fig, state(setting), tokens, span)
-        return lambda new: update(state(new))
-
-    return draw
+    return make_view(state, draw_smoothing, tokens, span)

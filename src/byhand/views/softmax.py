@@ -17,6 +17,7 @@ import numpy as np
 
 from ..checks import as_float, check_ndim
 from ..softmax import softmax_forward
+from . import make_view
 
 
 def softmax_t(z, temperature: float = 1.0) -> np.ndarray:
@@ -145,8 +146,4 @@ def softmax_view(z, words, top: int = 8):
     def state(setting: dict) -> SoftmaxState:
         return softmax_state(z, words, setting["word"], setting["nudge"], setting["temperature"], top)
 
-    def draw(fig, setting: dict):
-        update = draw_softmax(fig, state(setting), top)
-        return lambda new: update(state(new))
-
-    return draw
+    return make_view(state, draw_softmax, top)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..optim import warmup_lr
+from . import make_view
 
 
 @dataclass(frozen=True)
@@ -119,8 +120,4 @@ def warmup_view(t_max: int = 20000, d_models=(64, 128, 256, 512, 1024), warmups=
     def state(setting: dict) -> WarmupState:
         return warmup_state(setting["t"], setting["d_model"], setting["warmup"], t_max)
 
-    def draw(fig, setting: dict):
-        update = draw_warmup(fig, state(setting), limits)
-        return lambda new: update(state(new))
-
-    return draw
+    return make_view(state, draw_warmup, limits)
