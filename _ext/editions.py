@@ -9,7 +9,8 @@ says what a determined student can still find there).
 Which edition: the environment variable ``BYHAND_EDITION`` (``make book EDITION=student`` sets it), or the
 configuration value ``byhand_edition``; the environment wins. Pages can also test it: the edition's name is a
 Sphinx tag, so ``{only} instructor`` and ``{only} student`` blocks work. The student edition does not copy the
-pages' sources into the site either (``html_copy_source``), since the sources hold the solutions.
+pages' sources into the site either (``html_copy_source``), and its download menu offers no source or notebook, since
+those hold the solutions.
 """
 from __future__ import annotations
 
@@ -69,8 +70,20 @@ def _doctree_read(app, doctree) -> None:
         strip_solutions(doctree)
 
 
+def _drop_source_buttons(app, pagename, templatename, context, doctree) -> None:
+    """The student edition's download menu keeps "print", not the page's source or notebook (both hold the
+    solutions, and the student edition does not copy them into the site)."""
+    if app.config.byhand_edition != "student":
+        return
+    for button in context.get("header_buttons") or []:
+        if button.get("type") == "group" and button.get("label") == "download-buttons":
+            button["buttons"] = [b for b in button["buttons"]
+                                 if b.get("label") not in ("download-source-button", "download-notebook-button")]
+
+
 def setup(app):
     app.add_config_value("byhand_edition", "instructor", "env", [str])
     app.connect("config-inited", _config_inited)
     app.connect("doctree-read", _doctree_read)
+    app.connect("html-page-context", _drop_source_buttons, priority=900)  # after the theme adds its buttons
     return {"parallel_read_safe": True, "parallel_write_safe": True}
