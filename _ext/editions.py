@@ -85,5 +85,7 @@ def setup(app):
     app.add_config_value("byhand_edition", "instructor", "env", [str])
     app.connect("config-inited", _config_inited)
     app.connect("doctree-read", _doctree_read)
-    app.connect("html-page-context", _drop_source_buttons, priority=900)  # after the theme adds its buttons
+    # right after the theme adds its buttons (priority 501): later handlers may never run, since the first that
+    # returns a value ends html-page-context
+    app.connect("html-page-context", _drop_source_buttons, priority=502)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

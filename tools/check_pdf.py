@@ -33,7 +33,7 @@ EXPECTED = Path(__file__).resolve().parent / "pdf_expected.json"
 MM = 72 / 25.4
 MARGIN_PT = 16 * MM  # print.css: 16 mm left and right
 SLACK_PT = 1.0  # a word box may touch the margin line
-SOLUTION_LINE = re.compile(r"^\s*Solutions? (to|:)", re.M)
+SOLUTION_LINE = re.compile(r"^\s*Solutions?(?: to\b|:)", re.M)
 
 
 def run(*cmd: str) -> str:
@@ -100,7 +100,7 @@ def check_pdf(pdf: Path, expected: dict, titles: list[str], part_captions: list[
     problems = []
     exp = expected.get(name)
     if exp is None:
-        return [f"{name}: not in {EXPECTED.name}; add its page range and minimum size"]
+        return [f"{name}: not in the expected sizes ({EXPECTED.name}); add its page range and minimum size"]
     pages, size = page_count(pdf), pdf.stat().st_size
     lo, hi = exp["pages"]
     if not lo <= pages <= hi:
@@ -138,8 +138,9 @@ def check_pdf(pdf: Path, expected: dict, titles: list[str], part_captions: list[
     return problems
 
 
-def check_edition(edition: str, folder: Path, toc: Path = ROOT / "_toc.yml") -> list[str]:
-    expected = json.loads(EXPECTED.read_text())[edition]
+def check_edition(edition: str, folder: Path, toc: Path = ROOT / "_toc.yml", expected_file: Path = EXPECTED
+                  ) -> list[str]:
+    expected = json.loads(expected_file.read_text())[edition]
     root, parts = read_toc(toc)
     png_dir = folder / "png"
     png_dir.mkdir(parents=True, exist_ok=True)
@@ -158,6 +159,8 @@ def check_edition(edition: str, folder: Path, toc: Path = ROOT / "_toc.yml") -> 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--pdf-root", type=Path, default=ROOT / "_build" / "pdf")
+    ap.add_argument("--toc", type=Path, default=ROOT / "_toc.yml")
+    ap.add_argument("--expected", type=Path, default=EXPECTED, help="page ranges and minimum sizes (JSON)")
     args = ap.parse_args(argv)
     problems = []
     for edition in EDITIONS:
@@ -166,7 +169,7 @@ def main(argv=None) -> int:
             print("student edition: no PDFs (make book pdf EDITION=student), not checked")
             continue
         print(f"{edition} edition:")
-        problems += check_edition(edition, folder)
+        problems += check_edition(edition, folder, args.toc, args.expected)
     for p in problems:
         print("FAIL", p)
     print(f"check-pdf: {len(problems)} finding(s)")
