@@ -11,7 +11,9 @@ is taken out of the page, and the chapters of each part are printed as one docum
 - an answer box is a blank line, with the tolerance the box accepts;
 - the worked solutions (instructor edition) are gathered at the end of each part, and each exercise points there;
 - links show where they lead: a web address in full, another page of the site by its chapter title;
-- math is MathJax's CHTML output, as on screen (fonts embedded as text, so the PDF stays searchable);
+- math is MathJax's CHTML output, as on screen: its fonts are embedded, so the math stays text that a reader can
+  search and copy. SVG output was measured against it (sample of four chapters, 2026-12-01): 3.93 MB against 3.08 MB,
+  and its math drops out of the PDF's text;
 - a display of math, a table or a figure wider than the text column is scaled down to fit it; code wraps;
 - each page carries the chapter's title in its running head and a page number at its foot;
 - the PDF has bookmarks: parts, chapters and their sections (the headings' outline).
