@@ -372,11 +372,13 @@ def build(site: Path, out: Path, edition: str, toc: Path = ROOT / "_toc.yml", lo
                 inside = {c["url"] for pt in these for c in (chapters[f] for f in pt.files)}
                 if front:
                     inside.add(front["url"])
-                too_wide = page.evaluate(FINISH_JS, [[dict(q, anchor=q["anchor"] if q["url"] in inside else None)
-                                                      for q in pages if q["url"] in inside] +
-                                                     [q for q in pages if q["url"] not in inside], MIN_SCALE])
+                # pages printed in this document keep their anchor; the others are named by their title
+                known = [dict(q, anchor=q["anchor"] if q["url"] in inside else None) for q in pages]
+                too_wide = page.evaluate(FINISH_JS, [known, MIN_SCALE])
                 for what in too_wide:
                     log(f"  {slug}: shrunk below {MIN_SCALE:.0%} to fit: {what}")
+                if os.environ.get("BYHAND_PDF_DEBUG"):  # the print document as printed, to look at
+                    (out / f"{slug}.html").write_text(page.content())
                 target = out / f"{slug}.pdf"
                 page.pdf(path=str(target), prefer_css_page_size=True, print_background=True, outline=True,
                          tagged=True)
