@@ -192,3 +192,29 @@ def test_every_pdf_has_expected_sizes():
         for e in expected[edition].values():
             lo, hi = e["pages"]
             assert 0 < lo <= hi and e["min_bytes"] > 0
+
+
+def _site(folder: Path, pages: dict[str, str]) -> Path:
+    for name, body in pages.items():
+        path = folder / f"{name}.html"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"<html><body>{body}</body></html>")
+    return folder
+
+
+BOX = '<div class="en-exercise" data-exercise="{&quot;key&quot;: &quot;softmax.1&quot;}">'
+SOLUTION = ('<details class="sd-dropdown"><summary class="sd-summary-title">\n<span class="sd-summary-text">Solution'
+            '</span></summary><p>7.3891</p></details>')
+
+
+def test_student_site_compared_with_the_instructor_one(tmp_path):
+    toc = tmp_path / "_toc.yml"
+    toc.write_text("root: book/intro\nparts:\n  - caption: 'Part I: x'\n    chapters:\n      - file: book/02_a\n")
+    inst = _site(tmp_path / "inst", {"book/intro": "", "book/02_a": BOX + SOLUTION})
+    good = _site(tmp_path / "good", {"book/intro": "", "book/02_a": BOX})
+    assert check_pdf.check_sites(inst, good, toc) == []
+    # a solution left in, a lost answer box, and the page sources copied: three findings
+    bad = _site(tmp_path / "bad", {"book/intro": "", "book/02_a": SOLUTION})
+    (bad / "_sources").mkdir()
+    found = check_pdf.check_sites(inst, bad, toc)
+    assert len(found) == 3 and "worked solution" in found[0] and "answer boxes" in found[1] and "_sources" in found[2]

@@ -11,6 +11,9 @@ For each edition whose PDFs exist (the instructor edition must), and each PDF in
   solutions  the instructor edition gathers "Solutions to …" at the end of each part that has exercises; the student
              edition holds no solution heading and no pointer to one
 
+When both sites are built, it also compares the student site with the instructor one: no worked solution, no
+page sources, and the same answer boxes with the same data (so they still check).
+
 It also renders a sample of pages (first, middle, last of every PDF) to PNG with pdftoppm, in
 _build/pdf/<edition>/png/, and fails on a blank one. Run by `make check-pdf`.
 """
@@ -156,6 +159,36 @@ def check_edition(edition: str, folder: Path, toc: Path = ROOT / "_toc.yml", exp
     return problems
 
 
+SOLUTION_BOX = re.compile(r'<summary[^>]*>\s*(?:<span[^>]*>)?\s*Solution\s*<')  # sphinx-design's dropdown title
+
+
+def check_sites(instructor: Path, student: Path, toc: Path = ROOT / "_toc.yml") -> list[str]:
+    """The student site against the instructor one, page by page: no worked solution (no "Solution" box, no cell
+    tagged solution), no page sources, and the same answer boxes with the same data, so that they still check."""
+    root, parts = read_toc(toc)
+    problems, boxes, solutions = [], 0, 0
+    for f in [root] + [f for p in parts for f in p.files]:
+        a, b = (site / f"{f}.html" for site in (instructor, student))
+        if not b.is_file():
+            problems.append(f"student site: {f}.html missing")
+            continue
+        ta, tb = a.read_text(errors="replace"), b.read_text(errors="replace")
+        solutions += len(SOLUTION_BOX.findall(ta))
+        if SOLUTION_BOX.search(tb) or "tag_solution" in tb:
+            problems.append(f"student site: {f}.html still shows a worked solution")
+        box_a, box_b = (re.findall(r'class="en-exercise" data-exercise="([^"]*)"', t) for t in (ta, tb))
+        boxes += len(box_b)
+        if box_a != box_b:
+            problems.append(f"student site: {f}.html has {len(box_b)} answer boxes, the instructor's {len(box_a)}, "
+                            f"or their data differ")
+    if (student / "_sources").exists():
+        problems.append("student site: _sources/ is there, and the sources hold the solutions")
+    if solutions == 0:
+        problems.append("instructor site: no worked solution at all")
+    print(f"  sites: {boxes} answer boxes in both editions; {solutions} worked solutions in the instructor's only")
+    return problems
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--pdf-root", type=Path, default=ROOT / "_build" / "pdf")
@@ -163,6 +196,10 @@ def main(argv=None) -> int:
     ap.add_argument("--expected", type=Path, default=EXPECTED, help="page ranges and minimum sizes (JSON)")
     args = ap.parse_args(argv)
     problems = []
+    sites = [ROOT / "_build" / "html", ROOT / "_build" / "student" / "html"]
+    if all((s / "index.html").is_file() for s in sites):
+        print("sites:")
+        problems += check_sites(*sites, args.toc)
     for edition in EDITIONS:
         folder = args.pdf_root / edition
         if edition == "student" and not folder.is_dir():
