@@ -210,17 +210,18 @@ FINISH_JS = r"""([pages, minScale]) => {
       a.removeAttribute('href');
     }
   }
+  // measure everything first, then scale: a write between two reads would lay the whole document out again
+  const items = [...document.querySelectorAll(
+      'mjx-container[display="true"], .bd-article table, .byhand-slider-strip, .cell_output img')]
+      .filter(el => el.getClientRects().length);  // not displayed on paper (a closed "Show all" box)
+  const scales = items.map(el => el.parentElement.getBoundingClientRect().width / Math.max(el.scrollWidth, 1));
   const tooWide = [];
-  for (const el of document.querySelectorAll(
-      'mjx-container[display="true"], .cell_output table, .bd-article table, .byhand-slider-strip, .cell_output img')) {
-    const box = el.parentElement.getBoundingClientRect().width;
-    const need = el.scrollWidth;
-    if (need > box + 1) {
-      const s = box / need;
-      el.style.zoom = s.toFixed(3);
-      if (s < minScale) tooWide.push((el.textContent || el.tagName).replace(/\s+/g, ' ').slice(0, 60) + ' (scale ' + s.toFixed(2) + ')');
-    }
-  }
+  items.forEach((el, i) => {
+    const s = scales[i];
+    if (s >= 0.999) return;
+    el.style.zoom = s.toFixed(3);
+    if (s < minScale) tooWide.push((el.textContent || el.tagName).replace(/\s+/g, ' ').slice(0, 60) + ' (scale ' + s.toFixed(2) + ')');
+  });
   return tooWide;
 }"""
 
@@ -326,8 +327,9 @@ h1.print-part + section {{ break-before: page; }}
 </article></main></body></html>"""
 
 
-def build(site: Path, out: Path, edition: str, toc: Path = ROOT / "_toc.yml", log=print) -> list[Path]:
-    """Print every part and the whole book to out/; returns the PDFs written."""
+def build(site: Path, out: Path, edition: str, toc: Path = ROOT / "_toc.yml", log=print,
+          only: tuple[str, ...] = ()) -> list[Path]:
+    """Print every part and the whole book to out/ (or only the PDFs named, e.g. "part-2"); returns them."""
     if edition not in EDITIONS:
         raise ValueError(f"unknown edition {edition!r}: one of {', '.join(EDITIONS)}")
     root, parts = read_toc(toc)
@@ -359,6 +361,7 @@ def build(site: Path, out: Path, edition: str, toc: Path = ROOT / "_toc.yml", lo
             log(f"read {len(every)} pages in {time.monotonic() - t0:.1f} s")
             book_title = chapters[root]["title"]
             jobs = [(part.slug, [part], None) for part in parts] + [("every-number", parts, chapters[root])]
+            jobs = [j for j in jobs if not only or j[0] in only]
             pages = [{"url": c["url"], "anchor": c["anchor"], "title": c["title"]} for c in chapters.values()]
             for slug, these, front in jobs:
                 t0 = time.monotonic()
@@ -367,8 +370,9 @@ def build(site: Path, out: Path, edition: str, toc: Path = ROOT / "_toc.yml", lo
                 url = base + f"__print__/{slug}.html"
                 page.route(url, _fulfil(doc))
                 page.goto(url, wait_until="domcontentloaded")
-                page.wait_for_load_state("load", timeout=120000)
+                page.wait_for_load_state("load", timeout=300000)
                 page.evaluate("() => document.fonts.ready.then(() => null)")
+                t_load = time.monotonic() - t0
                 inside = {c["url"] for pt in these for c in (chapters[f] for f in pt.files)}
                 if front:
                     inside.add(front["url"])
@@ -379,12 +383,14 @@ def build(site: Path, out: Path, edition: str, toc: Path = ROOT / "_toc.yml", lo
                     log(f"  {slug}: shrunk below {MIN_SCALE:.0%} to fit: {what}")
                 if os.environ.get("BYHAND_PDF_DEBUG"):  # the print document as printed, to look at
                     (out / f"{slug}.html").write_text(page.content())
+                t_fit = time.monotonic() - t0 - t_load
                 target = out / f"{slug}.pdf"
                 page.pdf(path=str(target), prefer_css_page_size=True, print_background=True, outline=True,
                          tagged=True)
                 written.append(target)
                 log(f"wrote {target.relative_to(ROOT) if target.is_relative_to(ROOT) else target} "
-                    f"({target.stat().st_size / 1e6:.2f} MB, {time.monotonic() - t0:.1f} s)")
+                    f"({target.stat().st_size / 1e6:.2f} MB; {t_load:.1f} s to load, {t_fit:.1f} s to fit, "
+                    f"{time.monotonic() - t0 - t_load - t_fit:.1f} s to print)")
             browser.close()
     finally:
         server.shutdown()
@@ -397,11 +403,12 @@ def main(argv=None) -> int:
     ap.add_argument("--site", type=Path, help="the built HTML (default: _build/html, or _build/student/html)")
     ap.add_argument("--out", type=Path, help="where the PDFs go (default: _build/pdf/<edition>)")
     ap.add_argument("--toc", type=Path, default=ROOT / "_toc.yml")
+    ap.add_argument("--only", nargs="*", default=(), help="only these PDFs, e.g. part-2 every-number")
     args = ap.parse_args(argv)
     site = args.site or (ROOT / "_build" / ("html" if args.edition == "instructor" else "student/html"))
     out = args.out or ROOT / "_build" / "pdf" / args.edition
     try:
-        build(site, out, args.edition, args.toc)
+        build(site, out, args.edition, args.toc, only=tuple(args.only))
     except ValueError as e:
         print(f"pdf: {e}", file=sys.stderr)
         return 2
