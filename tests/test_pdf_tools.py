@@ -189,6 +189,7 @@ def test_every_pdf_has_expected_sizes():
     names = {f"{p.slug}.pdf" for p in parts} | {"every-number.pdf"}
     for edition in pdf.EDITIONS:
         assert set(expected[edition]) == names
+        assert expected[edition]["appendices.pdf"]["pages"][0] > 0
         for e in expected[edition].values():
             lo, hi = e["pages"]
             assert 0 < lo <= hi and e["min_bytes"] > 0

@@ -143,7 +143,7 @@ def check_pdf(pdf: Path, expected: dict, titles: list[str], part_captions: list[
 
 def check_edition(edition: str, folder: Path, toc: Path = ROOT / "_toc.yml", expected_file: Path = EXPECTED
                   ) -> list[str]:
-    expected = json.loads(expected_file.read_text())[edition]
+    expected = json.loads(expected_file.read_text())[edition]  # {"part-1.pdf": {"pages": [lo, hi], …}, …}
     root, parts = read_toc(toc)
     png_dir = folder / "png"
     png_dir.mkdir(parents=True, exist_ok=True)

@@ -205,8 +205,11 @@ FINISH_JS = r"""([pages, minScale]) => {
     const anchor = here.get(page);
     if (anchor !== undefined) a.setAttribute('href', '#' + (url.hash ? anchor + '--' + url.hash.slice(1) : anchor));
     else {
-      const title = (pages.find(p => p.url === page) || {}).title;
-      a.setAttribute('data-print-target', title ? 'in \u201c' + title + '\u201d' : 'in the online book');
+      const target = pages.find(p => p.url === page) || {};
+      // "Softmax, in Part I: …", or only the part where the link's own text is already the chapter's title
+      const where = target.part ? 'in ' + target.part : 'in the online book';
+      const named = target.title && a.textContent.trim() !== target.title ? '\u201c' + target.title + '\u201d, ' : '';
+      a.setAttribute('data-print-target', named + where);
       a.removeAttribute('href');
     }
   }
@@ -362,7 +365,9 @@ def build(site: Path, out: Path, edition: str, toc: Path = ROOT / "_toc.yml", lo
             book_title = chapters[root]["title"]
             jobs = [(part.slug, [part], None) for part in parts] + [("every-number", parts, chapters[root])]
             jobs = [j for j in jobs if not only or j[0] in only]
-            pages = [{"url": c["url"], "anchor": c["anchor"], "title": c["title"]} for c in chapters.values()]
+            part_of = {f: part.caption for part in parts for f in part.files}
+            pages = [{"url": c["url"], "anchor": c["anchor"], "title": c["title"], "part": part_of.get(f, "")}
+                     for f, c in chapters.items()]
             for slug, these, front in jobs:
                 t0 = time.monotonic()
                 doc = document(book_title, edition, [(pt, [chapters[f] for f in pt.files]) for pt in these],
