@@ -46,6 +46,7 @@ FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-
 EDITIONS = ("instructor", "student")
 # The width of the page the chapters are laid out in before printing: A4 less its margins, in CSS pixels.
 PRINT_WIDTH_PX = 676
+TIMEOUT_MS = 600_000  # for each step in the browser
 MIN_SCALE = 0.5  # a display that would need more shrinking than this is reported (it would be unreadable)
 
 
@@ -238,13 +239,13 @@ def _fulfil(doc: str):
 def open_chapter(page, base: str, rel: str) -> None:
     """Load a chapter with the network cut off, and wait for MathJax, the widgets' notes and the sliders."""
     page.goto(base + rel, wait_until="load")
-    page.wait_for_function("() => !window.MathJax || (MathJax.startup && MathJax.startup.promise)", timeout=30000)
+    page.wait_for_function("() => !window.MathJax || (MathJax.startup && MathJax.startup.promise)", timeout=TIMEOUT_MS)
     page.evaluate("() => (window.MathJax && MathJax.startup && MathJax.startup.promise) || null")
     page.evaluate("() => document.fonts.ready.then(() => null)")
     # the widget manager renders the saved views and tools/widgets-setup.js adds its notes after them
     page.wait_for_function("""() => [...document.querySelectorAll(
         'script[type="application/vnd.jupyter.widget-view+json"]')].every(s => s.parentElement.querySelector(
-        '.byhand-kernel-note'))""", timeout=30000)
+        '.byhand-kernel-note'))""", timeout=TIMEOUT_MS)
 
 
 def _id_prefix(html_text: str, prefix: str) -> str:
@@ -345,6 +346,9 @@ def build(site: Path, out: Path, edition: str, toc: Path = ROOT / "_toc.yml", lo
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
             page = browser.new_page(viewport={"width": PRINT_WIDTH_PX + 40, "height": 1000})
+            # a whole part is one long document: on a busy machine it takes minutes to lay out, not seconds
+            page.set_default_timeout(TIMEOUT_MS)
+            page.set_default_navigation_timeout(TIMEOUT_MS)
             page.route("**/*", lambda r: r.continue_() if r.request.url.startswith(base) else r.abort())
             if os.environ.get("BYHAND_PDF_DEBUG"):
                 page.on("request", lambda r: log(f"    request {r.url[:100]}"))
@@ -375,7 +379,7 @@ def build(site: Path, out: Path, edition: str, toc: Path = ROOT / "_toc.yml", lo
                 url = base + f"__print__/{slug}.html"
                 page.route(url, _fulfil(doc))
                 page.goto(url, wait_until="domcontentloaded")
-                page.wait_for_load_state("load", timeout=300000)
+                page.wait_for_load_state("load")
                 page.evaluate("() => document.fonts.ready.then(() => null)")
                 t_load = time.monotonic() - t0
                 inside = {c["url"] for pt in these for c in (chapters[f] for f in pt.files)}
