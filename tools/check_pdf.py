@@ -152,7 +152,8 @@ def check_edition(edition: str, folder: Path, toc: Path = ROOT / "_toc.yml", exp
     for slug, these in jobs:
         pdf = folder / f"{slug}.pdf"
         if not pdf.is_file():
-            problems.append(f"{pdf.name}: missing (run `make pdf{'' if edition == 'instructor' else ' EDITION=student'}`)")
+            how = "make pdf" + ("" if edition == "instructor" else " EDITION=student")
+            problems.append(f"{pdf.name}: missing (run `{how}`)")
             continue
         titles = [chapter_title(ROOT / f"{f}.md") for p in these for f in p.files]
         problems += check_pdf(pdf, expected, titles, [p.caption for p in these], edition, png_dir)

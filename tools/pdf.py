@@ -224,7 +224,8 @@ FINISH_JS = r"""([pages, minScale]) => {
     const s = scales[i];
     if (s >= 0.999) return;
     el.style.zoom = s.toFixed(3);
-    if (s < minScale) tooWide.push((el.textContent || el.tagName).replace(/\s+/g, ' ').slice(0, 60) + ' (scale ' + s.toFixed(2) + ')');
+    const what = (el.textContent || el.tagName).replace(/\s+/g, ' ').slice(0, 60);
+    if (s < minScale) tooWide.push(what + ' (scale ' + s.toFixed(2) + ')');
   });
   return tooWide;
 }"""
@@ -239,13 +240,13 @@ def _fulfil(doc: str):
 def open_chapter(page, base: str, rel: str) -> None:
     """Load a chapter with the network cut off, and wait for MathJax, the widgets' notes and the sliders."""
     page.goto(base + rel, wait_until="load")
-    page.wait_for_function("() => !window.MathJax || (MathJax.startup && MathJax.startup.promise)", timeout=TIMEOUT_MS)
+    page.wait_for_function("() => !window.MathJax || (MathJax.startup && MathJax.startup.promise)")
     page.evaluate("() => (window.MathJax && MathJax.startup && MathJax.startup.promise) || null")
     page.evaluate("() => document.fonts.ready.then(() => null)")
     # the widget manager renders the saved views and tools/widgets-setup.js adds its notes after them
     page.wait_for_function("""() => [...document.querySelectorAll(
         'script[type="application/vnd.jupyter.widget-view+json"]')].every(s => s.parentElement.querySelector(
-        '.byhand-kernel-note'))""", timeout=TIMEOUT_MS)
+        '.byhand-kernel-note'))""")
 
 
 def _id_prefix(html_text: str, prefix: str) -> str:
