@@ -127,8 +127,8 @@ def check_pdf(pdf: Path, expected: dict, titles: list[str], part_captions: list[
     has_solutions = bool(SOLUTION_LINE.search(text))
     if edition == "student" and has_solutions:
         line = SOLUTION_LINE.search(text)
-        problems.append(f"{name}: the student edition holds a solution heading: "
-                        f"{text[line.start():text.find(chr(10), line.start())].strip()!r}")
+        heading = line.group(0).strip() + text[line.end():].split("\n", 1)[0]
+        problems.append(f"{name}: the student edition holds a solution heading: {heading.strip()!r}")
     if edition == "instructor" and exp.get("solutions") and not has_solutions:
         problems.append(f"{name}: the instructor edition has no \"Solutions to …\" section")
     for k in sorted({1, (pages + 1) // 2, pages}):
