@@ -128,8 +128,8 @@ PREPARE_JS = r"""([chapterId, partTitle]) => {
     line.append('Your answer:');
     const blank = document.createElement('span');
     blank.className = 'en-blank';
-    // 5e-4 -> "0.0005"; a tolerance below 1e-4 keeps two significant digits ("2.5e-7")
-    const tol = data.tol >= 1e-4 ? data.tol.toFixed(6).replace(/\.?0+$/, '') : data.tol.toPrecision(2);
+    // two significant digits at most, written as JavaScript writes a number: 5e-4 -> "0.0005", 1e-6 -> "0.000001"
+    const tol = String(Number(data.tol.toPrecision(2)));
     line.append(blank, '(counted right within \u00b1' + tol + ')');
     box.append(line);
   }
