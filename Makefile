@@ -7,8 +7,6 @@ BIN := $(VENV)/bin
 # BLAS threads change trailing digits; the committed outputs were made with one thread.
 export OPENBLAS_NUM_THREADS := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
-# The notebooks, in the order _toc.yml gives them.
-NOTEBOOKS = $(shell sed -n 's/^ *- *file: *\(book\/[^ ]*\)/\1/p' _toc.yml | while read f; do [ -f "$$f.ipynb" ] && echo "$$f.ipynb"; done)
 STAMP := $(VENV)/.installed
 TORCH_STAMP := $(VENV)/.installed-torch
 # The oracle's PyTorch: a CPU build. Elsewhere than this project's machines, pass the CPU index, e.g.
@@ -27,12 +25,14 @@ $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python >= 3.11 is needed, found " + sys.version'
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): requirements.txt requirements-dev.txt pyproject.toml tools/kernel/ipython_kernel_config.py | $(BIN)/python
+$(STAMP): requirements.txt requirements-dev.txt pyproject.toml tools/kernel/ipython_kernel_config.py tools/lab/overrides.json | $(BIN)/python
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -r requirements-dev.txt
 	$(BIN)/python -m pip install -q --no-deps -e .
 	mkdir -p $(VENV)/etc/ipython  # the kernels' configuration: drops ipykernel's TCP notice (see the file)
 	cp tools/kernel/ipython_kernel_config.py $(VENV)/etc/ipython/
+	mkdir -p $(VENV)/share/jupyter/lab/settings  # JupyterLab's defaults for this book: no news pop-up (see the file)
+	cp tools/lab/overrides.json $(VENV)/share/jupyter/lab/settings/
 	touch $@
 
 $(TORCH_STAMP): $(STAMP) requirements-oracle.txt
@@ -130,7 +130,9 @@ bench-widgets-live: $(STAMP)  ## every widget moved through a real kernel: laten
 # make lab LAB_ARGS="--no-browser --port 8890"
 LAB_ARGS ?=
 lab: $(STAMP)  ## open the chapters in JupyterLab (as root too); LAB_ARGS="--no-browser --port 8890" passes options
-	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS) book/
+	@# the readers' notebooks were made by `make outputs` here: trusted, so their static sliders' scripts run
+	$(BIN)/jupyter trust notebooks/*.ipynb > /dev/null
+	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS) notebooks/
 
 lint: $(STAMP)  ## notebook hygiene: executed in order, no stray outputs, no internal names, tags right
 	$(BIN)/python tools/nblint.py
@@ -143,8 +145,10 @@ lint-workflow: $(STAMP)  ## check .github/workflows/*.yml with actionlint
 	$(BIN)/actionlint .github/workflows/*.yml
 	@echo "actionlint: no findings in .github/workflows"
 
-outputs: $(STAMP)  ## re-execute every notebook in place, to refresh the committed outputs
-	$(BIN)/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.timeout=600 $(NOTEBOOKS)
+# make outputs CHAPTER=13 regenerates one chapter's notebook (a number or a name; several: CHAPTER="13 14")
+CHAPTER ?=
+outputs: $(STAMP)  ## generate the readers' notebooks notebooks/*.ipynb from the sources book/*.md, executed (CHAPTER=13: one)
+	$(BIN)/python tools/outputs.py $(CHAPTER)
 
 bench: $(TORCH_STAMP)  ## benchmarks against PyTorch CPU (see benchmarks/README.md)
 	$(BIN)/python benchmarks/bench_models.py

@@ -13,7 +13,7 @@
   function verdict(data, x) {
     if (Math.abs(x - data.answer) <= data.tol) return { ok: true, text: "Right." };
     for (var i = 0; i < data.wrong.length; i++) {
-      if (Math.abs(x - data.wrong[i][1]) <= data.tol) return { ok: false, text: "Not yet: " + data.wrong[i][0] };
+      if (Math.abs(x - data.wrong[i][1]) <= (data.wrong[i].length > 2 ? data.wrong[i][2] : data.tol)) return { ok: false, text: "Not yet: " + data.wrong[i][0] };
     }
     var side = x > data.answer ? "high" : "low";
     return { ok: false, text: "Not yet: that is too " + side + ". Check each step against the chapter's numbers." };

@@ -1,7 +1,7 @@
 """What the reader feels: how long each widget of the book takes to answer a move, through a real kernel.
 
 For every chapter with a widget (a code cell that calls ``interactive_view(``), the script starts the venv's python3
-kernel (jupyter_client) in a temporary copy of book/, runs the chapter's code cells up to and including the widget
+kernel (jupyter_client) in a temporary copy of notebooks/, runs the chapter's code cells up to and including the widget
 cell, and collects the widget models from the iopub ``comm_open`` messages. It then moves each of the widget's
 controls whose moves change the figure (sliders first, then dropdowns and toggles; each from the defaults, one row
 per control), the way a front end does, with a ``comm_msg``
@@ -48,7 +48,7 @@ from pathlib import Path
 from jupyter_client.manager import KernelManager
 
 ROOT = Path(__file__).resolve().parent.parent
-BOOK = ROOT / "book"
+BOOK = ROOT / "notebooks"  # the readers' notebooks (make outputs), as readers run them
 README = ROOT / "benchmarks" / "README.md"
 MEDIAN_BAR_MS, P95_BAR_MS = 50.0, 100.0
 SLIDERS = {"FloatSliderModel", "IntSliderModel", "FloatLogSliderModel"}
@@ -155,7 +155,7 @@ _live.LiveFigure = _Clear
 
 
 def widget_chapters() -> list[Path]:
-    """Every notebook under book/ with a widget cell, in file order."""
+    """Every notebook under notebooks/ with a widget cell, in file order."""
     return [p for p in sorted(BOOK.glob("*.ipynb")) if "interactive_view(" in p.read_text()]
 
 
@@ -362,7 +362,7 @@ def p95(xs: list[float]) -> float:
 
 @contextlib.contextmanager
 def chapter_kernel(nb: Path, prelude: str = ""):
-    """A kernel in a temporary copy of book/ that has run ``prelude`` and the chapter's cells before its widget cell;
+    """A kernel in a temporary copy of notebooks/ that has run ``prelude`` and the chapter's cells before its widget cell;
     yields (kernel, the widget cell's source, seconds the set-up took)."""
     *before, (widget_src, _) = setup_cells(nb)
     with tempfile.TemporaryDirectory(prefix="bench-widgets-") as tmp:

@@ -1,7 +1,8 @@
-"""byhand.exercises: the checker accepts each exercise's right answer and rejects each known wrong one with its hint.
+"""byhand.exercises: the checker's behaviour, on two toy exercises and on every registered exercise's known mistakes.
 
-The expected answers come from each exercise's ``solve()``, which computes them with byhand; these tests do not
-restate them. What they pin down is the checker's behaviour, on every registered exercise and on a toy one.
+The right answers themselves are pinned apart from ``solve()`` in ``test_exercise_answers.py``. Here: the checker gives
+each known mistake its hint, bad input a clear error, the answer box and the instructors' index their content, and
+every exercise its anchor in its chapter.
 """
 import re
 from pathlib import Path
@@ -11,6 +12,9 @@ import pytest
 
 from byhand import exercises as ex
 from byhand.exercises import Solution, all_exercises, answer_box, check, exercise
+from byhand.exercises.index import exercise_index
+
+BOOK = Path(__file__).resolve().parent.parent / "book"
 
 @exercise("toy.1", chapter="00_toy", kind="by hand", level=1, prompt="2 + 2, with a known slip", atol=0.01)
 def _toy():
@@ -55,8 +59,9 @@ def test_toy_code_right_and_hint():
 def test_bad_input_is_a_clear_error():
     with pytest.raises(ValueError, match="no exercise 'toy.9'; did you mean one of toy.1, toy.2"):
         check("toy.9", 1.0)
-    with pytest.raises(ValueError, match="NaN or inf"):
-        check("toy.1", float("nan"))
+    for bad in (float("nan"), float("inf"), [4.0, float("nan")]):  # a slip such as 0/0 gets a verdict, not an error
+        v = check("toy.1", bad)
+        assert not v and "type a number" in v.message
     with pytest.raises(ValueError, match="wants a number"):
         check("toy.1", "four")
     with pytest.raises(ValueError, match="kind must be one of"):
@@ -68,33 +73,31 @@ def test_bad_input_is_a_clear_error():
 def test_answer_box_carries_the_computed_answer_and_hints_and_starts_disabled():
     html = answer_box("toy.1")._repr_html_()
     assert "&quot;answer&quot;: 4.0" in html and "add, don&#x27;t multiply" in html
+    assert "multiply.&quot;, 5.0, 0.01]" in html  # the mistake with its own tolerance: atol, above half a unit at 3 s.f.
     assert html.count("disabled") == 2 and 'check("toy.1", your_answer)' in html
     with pytest.raises(ValueError, match="not answered by one number"):
         answer_box("toy.2")
 
 
+def test_the_tolerance_accepts_the_asked_precision():
+    assert exercise("toy.3", "00_toy", "by hand", 1, "x", atol=1e-12, precision=("sf", 3))(_toy) is _toy
+    sf = ex.get("toy.3")
+    assert sf.tolerance(1.746928e-5) == pytest.approx(0.5e-7) and sf.tolerance(12.61) == pytest.approx(0.05)
+    assert sf.rounded(1.746928e-5) == 1.75e-5 and sf.tolerance(0.0) == 1e-12  # zero has no significant figures
+    dp = ex.Exercise("toy.4", "00_toy", "by hand", 1, "x", _toy, atol=1e-9, precision=("dp", 4))
+    assert dp.tolerance(123.0) == pytest.approx(5e-5) and dp.rounded(0.66524) == 0.6652
+    with pytest.raises(ValueError, match="precision must be"):
+        exercise("toy.5", "00_toy", "by hand", 1, "x", precision=("decimals", 2))
+
+
 @pytest.mark.parametrize("e", ALL, ids=[e.key for e in ALL])
-def test_every_exercise_accepts_its_answer_and_rejects_each_known_mistake(e):
+def test_every_known_mistake_gets_its_own_hint(e):
     sol = e.solve()
     if callable(sol.answer):
         assert sol.cases, f"{e.key}: a code exercise needs test inputs"
-        assert check(e.key, sol.answer)
-        for hint, wrong in sol.wrong.items():
-            v = check(e.key, wrong)
-            assert not v and hint in v.message
-        return
-    assert check(e.key, sol.answer)
-    right = np.asarray(sol.answer, dtype=float)
-    tol = e.tolerance(float(np.max(np.abs(right))))
-    for hint, wrong in sol.wrong.items():
-        # a mistake must land clearly outside the tolerance, or its hint could never be told from the right answer
-        assert np.max(np.abs(np.asarray(wrong, dtype=float) - right)) > 2 * tol, f"{e.key}: {hint}"
+    for hint, wrong in sol.wrong.items():  # two mistakes that coincide would fail here: the first hint wins
         v = check(e.key, wrong)
-        assert not v and hint in v.message
-    values = [np.asarray(w, dtype=float) for w in sol.wrong.values()]
-    for a in range(len(values)):  # two mistakes that give the same number could not get their own hints
-        for b in range(a + 1, len(values)):
-            assert np.max(np.abs(values[a] - values[b])) > 2 * tol, f"{e.key}: two known mistakes coincide"
+        assert not v and hint in v.message, f"{e.key}: {hint}"
 
 
 def test_every_chapter_from_01_to_40_has_at_least_two_exercises():
@@ -105,10 +108,49 @@ def test_every_chapter_from_01_to_40_has_at_least_two_exercises():
     assert not {c: n for c, n in counts.items() if n < 2}, f"chapters with fewer than two exercises: {counts}"
 
 
+def _book_exercises():
+    return [e for e in all_exercises() if e.solve.__module__.startswith("byhand.exercises.part")]  # not the toys
+
+
 def test_every_registered_exercise_has_its_anchor_in_its_chapter():
-    book = Path(__file__).resolve().parent.parent / "book"
-    for e in all_exercises():
-        if not e.solve.__module__.startswith("byhand.exercises.part"):
-            continue  # a toy exercise registered by a test here
-        text = (book / f"{e.chapter}.ipynb").read_text()
-        assert f"({e.anchor})=" in text, f"{e.key}: no ({e.anchor})= in {e.chapter}.ipynb"
+    for e in _book_exercises():
+        text = (BOOK / f"{e.chapter}.md").read_text(encoding="utf-8")
+        assert f"\n({e.anchor})=\n" in text, f"{e.key}: no ({e.anchor})= in {e.chapter}.md"
+
+
+def test_exercises_come_in_key_order_in_their_chapter():
+    for chapter in sorted({e.chapter for e in _book_exercises()}):
+        text = (BOOK / f"{chapter}.md").read_text(encoding="utf-8")
+        keys = [e.key for e in _book_exercises() if e.chapter == chapter]
+        by_number = sorted(keys, key=lambda k: (k.split(".")[0], int(k.split(".")[1])))
+        on_page = sorted(keys, key=lambda k: text.index(f"({get_anchor(k)})="))
+        assert on_page == by_number, f"{chapter}: the page has {on_page}"
+
+
+def get_anchor(key):
+    return ex.get(key).anchor
+
+
+def test_the_index_lists_every_exercise_and_links_only_the_anchors_it_is_given():
+    book = _book_exercises()
+    full = exercise_index()  # no anchors given: every exercise linked
+    for e in book:
+        assert f"[{e.key}](#{e.anchor})" in full.markdown
+    some = exercise_index({"ex-dot-1"}, {"01_dot_products": ("ch-dot-products", "Dot products")})
+    assert "| [Dot products](#ch-dot-products) | [dot.1](#ex-dot-1) |" in some.markdown
+    assert some.markdown.count("](#ex-") == 1 and "| 02_softmax | softmax.1 |" in some.markdown
+    assert "| dot.2 |" in some.markdown and some.count == full.count == len(all_exercises())
+    assert repr(full) == f"{full.count} exercises" and full._repr_markdown_() == full.markdown
+    for bad in ("ex-dot-1", [1, 2]):
+        with pytest.raises(ValueError, match="anchors must be a collection"):
+            exercise_index(bad)
+
+
+def test_the_index_page_passes_every_chapter_anchor():
+    import re
+
+    anchors = {a for f in BOOK.glob("[0-4]*.md")
+               for a in re.findall(r"^\((ex-[a-z]+-\d+)\)=", f.read_text(encoding="utf-8"), re.M)}
+    assert {e.anchor for e in _book_exercises()} <= anchors
+    page = (BOOK / "50_exercises.md").read_text(encoding="utf-8")
+    assert "exercise_index(anchors, chapters)" in page and r"^\((ex-[a-z]+-\d+)\)=" in page  # the same pattern as here

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from byhand.slider import MIN_FONT_PT, check_layout, layout_problems, render_png, static_slider
+from byhand.slider import player_html, render_png, static_slider
 from byhand.widgets import interactive_view, sweep
 
 
@@ -42,17 +42,43 @@ def test_frames_are_rendered_at_twice_the_size_they_are_shown_at():
     sl = static_slider(draw_line, sweep({"slope": 1.0}, "slope", [1.0, 2.0]), label, figsize=(3, 2), dpi=96, scale=2)
     with Image.open(io.BytesIO(sl.frames[0])) as im:
         assert im.size == (576, 384)  # 2 × (3 in × 96 px, 2 in × 96 px)
-    assert re.search(r'<img id="_anim_img\w+" width="288" height="192"', sl.html)  # shown at 96 CSS px per inch
+        assert not im.info.get("Software")  # no matplotlib version in the file
+    assert re.search(r'<img class="byhand-slider-img" id="bhs-\w+-img" src="data:image/png;base64,[^"]+" '
+                     r'width="288" height="192"', sl.html)  # shown at 96 CSS px per inch; frame 0 with no script
 
 
-def test_the_caption_line_above_the_player_names_each_frame():
-    sl = static_slider(draw_line, sweep({"slope": 1.0}, "slope", [1.0, -2.0]), label, figsize=(3, 2), dpi=50)
-    uid = re.search(r'id="_anim_img(\w+)"', sl.html).group(1)
-    caption = sl.html.index(f'id="_anim_caption{uid}"')
-    assert caption < sl.html.index('<div class="animation"')  # above the player
-    assert '>slope = 1.0</div>' in sl.html  # frame 0's label before any script runs
-    assert '["slope = 1.0", "slope = -2.0"]' in sl.html  # every label, for the hook that follows the frame
-    assert f'window["anim{uid}"]' in sl.html and "set_frame" in sl.html
+def test_the_caption_line_and_the_text_alternative_follow_each_frame():
+    def describe(s):
+        return f"A line of slope {s['slope']:.1f} through the origin"
+
+    sl = static_slider(draw_line, sweep({"slope": 1.0}, "slope", [1.0, -2.0]), label, figsize=(3, 2), dpi=50,
+                       describe=describe, name="Slope")
+    assert sl.alts == ("A line of slope 1.0 through the origin", "A line of slope -2.0 through the origin")
+    uid = re.search(r'id="bhs-(\w+)"', sl.html).group(1)
+    assert sl.html.index(f'id="bhs-{uid}-label"') < sl.html.index(f'id="bhs-{uid}-img"')  # the line is above
+    assert '>slope = 1.0</p>' in sl.html  # frame 0's label before any script runs
+    assert 'alt="A line of slope 1.0 through the origin"' in sl.html
+    assert 'aria-label="Slope"' in sl.html and 'aria-valuetext="slope = 1.0: A line of slope 1.0' in sl.html
+    data = re.search(r'<script type="application/json" class="byhand-slider-data">(.*?)</script>', sl.html).group(1)
+    import json
+    parsed = json.loads(data)
+    assert parsed["labels"] == ["slope = 1.0", "slope = -2.0"] and parsed["alts"] == list(sl.alts)
+    assert parsed["frames"][0] == "" and parsed["frames"][1].startswith("data:image/png;base64,")  # frame 0 once
+
+
+def test_the_player_ids_come_from_its_content():
+    settings = sweep({"slope": 1.0}, "slope", [1.0, 2.0])
+    one = static_slider(draw_line, settings, label, figsize=(3, 2), dpi=50)
+    two = static_slider(draw_line, settings, label, figsize=(3, 2), dpi=50)
+    other = static_slider(draw_line, sweep({"slope": 1.0}, "slope", [1.0, 3.0]), label, figsize=(3, 2), dpi=50)
+    assert one.html == two.html  # re-running a chapter gives the same bytes
+    ids = {re.search(r'id="bhs-(\w+)"', s.html).group(1) for s in (one, other)}
+    assert len(ids) == 2  # another slider on the same page gets other ids
+
+
+def test_a_player_needs_a_label_and_a_description_for_every_frame():
+    with pytest.raises(ValueError, match="one label and one description each"):
+        player_html([b"x", b"y"], ["a"], ["a", "b"], 10, 10)
 
 
 def test_static_slider_refuses_too_few_or_too_many_settings():
@@ -86,135 +112,3 @@ def test_interactive_view_redraws_from_the_controls():
     assert box.children[0].children[0] is slider
 
 
-# ---------------------------------------------------------------------------------------- layout checks
-def figure(draw, figsize=(4, 3)):
-    fig = plt.figure(figsize=figsize, dpi=96)
-    draw(fig)
-    return fig
-
-
-def test_a_clean_figure_has_no_layout_problems():
-    def draw(fig):
-        ax = fig.add_subplot()
-        ax.plot([0, 1], [0, 1], label="rising")
-        ax.set_title("a title")
-        ax.set_xlabel("x")
-        ax.legend(loc="upper left")
-        fig.subplots_adjust(left=0.18, bottom=0.18)
-
-    fig = figure(draw)
-    assert layout_problems(fig) == []
-    check_layout(fig)  # does not raise
-    plt.close(fig)
-
-
-def test_small_text_is_found():
-    def draw(fig):
-        ax = fig.add_subplot()
-        ax.tick_params(labelsize=5)
-        fig.subplots_adjust(left=0.18, bottom=0.18)
-
-    fig = figure(draw)
-    problems = layout_problems(fig)
-    assert problems and all(f"is 5 pt, under {MIN_FONT_PT:g} pt" in p for p in problems)
-    plt.close(fig)
-
-
-def test_a_title_that_runs_into_a_caption_is_found():
-    def draw(fig):
-        ax = fig.add_subplot()
-        ax.set_title("the plot's own title")
-        fig.suptitle("a caption drawn on top", y=0.89)  # lands on the title
-        fig.subplots_adjust(left=0.18, bottom=0.18, top=0.85)
-
-    fig = figure(draw)
-    problems = layout_problems(fig)
-    assert any("overlaps" in p and "caption" in p and "title" in p for p in problems), problems
-    with pytest.raises(ValueError, match="frame 3: .*overlaps"):
-        check_layout(fig, context="frame 3: ")
-    plt.close(fig)
-
-
-def test_a_legend_over_the_data_is_found_and_moving_it_clears_it():
-    def draw(loc):
-        def d(fig):
-            ax = fig.add_subplot()
-            ax.bar(np.arange(5), [1.0, 0.9, 0.2, 0.1, 0.1], label="am")
-            ax.plot(np.arange(5), [0.95, 0.9, 0.8, 0.7, 0.6], "k-", label="line")
-            ax.set_ylim(0, 1.6)
-            ax.legend(loc=loc)
-            fig.subplots_adjust(left=0.18, bottom=0.18)
-        return d
-
-    fig = figure(draw("center left"))
-    assert any(p.startswith("the legend covers") for p in layout_problems(fig))
-    plt.close(fig)
-    fig = figure(draw("upper right"))  # above the bars and the line: the space set_ylim left free
-    assert not any(p.startswith("the legend covers") for p in layout_problems(fig)), layout_problems(fig)
-    plt.close(fig)
-
-
-def test_a_reference_line_under_the_legend_is_not_data():
-    def draw(fig):
-        ax = fig.add_subplot()
-        ax.plot([0, 1], [0, 0.2], label="data")
-        ax.axhline(0.9, color="gray")  # runs under the legend
-        ax.set_ylim(0, 1)
-        ax.legend(loc="upper left")
-        fig.subplots_adjust(left=0.18, bottom=0.18)
-
-    fig = figure(draw)
-    assert layout_problems(fig) == []
-    plt.close(fig)
-
-
-def test_rotated_tick_labels_are_compared_as_rotated_boxes():
-    words = ["When", "Mary", "and", "John", "went", "to", "the", "store"]
-
-    def draw(fig):
-        ax = fig.add_subplot()
-        ax.bar(np.arange(len(words)), 1.0)
-        ax.set_xticks(np.arange(len(words)), words, rotation=60, ha="right")
-        ax.set_yticks([])
-        fig.subplots_adjust(left=0.3, bottom=0.35)
-
-    fig = figure(draw, figsize=(4, 3))  # room enough: the slanted words do not touch
-    assert layout_problems(fig) == []
-    plt.close(fig)
-    fig = figure(draw, figsize=(1.2, 3))  # squeezed: they run into each other
-    assert any("'Mary' overlaps 'and'" in p for p in layout_problems(fig)), layout_problems(fig)
-    plt.close(fig)
-
-
-def test_text_cut_off_at_the_edge_is_found():
-    def draw(fig):
-        ax = fig.add_subplot()
-        ax.set_ylabel("a label pushed out")
-        fig.subplots_adjust(left=0.0)
-
-    fig = figure(draw)
-    assert any("cut off" in p for p in layout_problems(fig))
-    plt.close(fig)
-
-
-def test_static_slider_refuses_a_frame_with_a_collision():
-    def draw(fig, setting):
-        draw_line(fig, setting)
-        fig.axes[0].set_title("title")
-        fig.axes[0].text(0.5, 1.0, "a caption on the title", ha="center", va="bottom", transform=fig.axes[0].transAxes)
-
-    with pytest.raises(ValueError, match=r"static slider frame 'slope = 1.0': .*overlaps"):
-        static_slider(draw, sweep({"slope": 1.0}, "slope", [1.0, 2.0]), label, figsize=(4, 3))
-
-
-def test_tick_labels_beyond_a_log_axis_view_are_not_counted():
-    # matplotlib keeps labels for ticks just outside the view (here 10^-15 on both axes); they are never drawn
-    def draw(fig):
-        ax = fig.add_subplot()
-        h = np.logspace(-14, 0.4, 60)
-        ax.loglog(h, 1e-11 / h + h**2)
-        fig.subplots_adjust(left=0.2, bottom=0.2)
-
-    fig = figure(draw, figsize=(3, 3))
-    assert layout_problems(fig) == []
-    plt.close(fig)

@@ -117,7 +117,7 @@ def test_bars_carry_their_values_and_the_axes_do_not_move():
         s = adamw_state(params, grads, BATCH, CONFIG, opt, 10.0 ** setting["log10_lr"], setting["bias_correction"])
         values = [t.get_text() for t in fig.axes[1].texts]
         assert values == [f"{v:.3f}".replace("-", "−") for v in (s.loss_before, s.loss_after, s.predicted)]
-        from byhand.slider import layout_problems
+        from layout_check import layout_problems
         assert layout_problems(fig) == []
         plt.close(fig)
     assert len(limits) == 1  # the same frame for a small step and for a diverging one

@@ -6,7 +6,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from byhand.gpt import GPTConfig, gpt_forward, gpt_loss_and_grads, init_gpt_params
-from byhand.slider import check_layout
+from layout_check import check_layout
 from byhand.views.backprop import backprop_view, stream_grads, stream_state
 from live_helpers import assert_moves_in_place
 

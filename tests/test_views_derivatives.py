@@ -5,7 +5,7 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from byhand.slider import check_layout
+from layout_check import check_layout
 from byhand.views.derivatives import (balanced_steps, derivative_view, error_curve, exact_slope, loss_of_logit,
                                      rms_error_curve, secant_state)
 from live_helpers import assert_moves_in_place

@@ -6,7 +6,7 @@ import pytest
 from byhand.attention import causal_mask
 from byhand.layernorm import layernorm_forward
 from byhand.live import LiveFigure
-from byhand.slider import check_layout
+from layout_check import check_layout
 from byhand.softmax import softmax_forward
 from byhand.toy_gpt import VOCAB, toy_batch, toy_params
 from byhand.views.embeddings import embed_state, embed_view, nudge_trace, swap_change

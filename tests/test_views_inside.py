@@ -111,7 +111,7 @@ def test_the_axes_hold_the_longest_sentence_and_do_not_move(player):
             shown = [t.get_text() for t in ax.texts if t.get_visible()]
             assert shown == list(player[name].words[b])  # the words under the bars are the prompt's
             assert sum(p.get_visible() for p in ax.patches) == lengths[b]
-            from byhand.slider import layout_problems
+            from layout_check import layout_problems
             assert layout_problems(fig) == []
             plt.close(fig)
     assert frames == {((-0.6, max(lengths) - 0.4), (0.0, 1.05), max(lengths), max(lengths))}

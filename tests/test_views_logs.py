@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from byhand.slider import check_layout
+from layout_check import check_layout
 from byhand.views.logs import logs_state, logs_view
 from live_helpers import assert_moves_in_place
 

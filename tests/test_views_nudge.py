@@ -169,7 +169,7 @@ def test_the_values_sit_beside_the_legends():
     values = [t.get_text() for t in fig.findobj(Annotation)]
     assert values == [signed(s.actual, 4), signed(s.predicted, 4), signed(s.gap, 5)]
     assert signed(-0.25, 4) == "−0.2500" and "-" not in "".join(values)  # a true minus, as wide as "+"
-    from byhand.slider import layout_problems
+    from layout_check import layout_problems
     assert layout_problems(fig) == []  # 9 pt text or more, the values clear of the legends and of each other
     plt.close(fig)
 

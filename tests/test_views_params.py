@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from byhand.slider import check_layout
+from layout_check import check_layout
 from byhand.views.params import GROUPS, config_for, group_of, param_counts, param_state, params_view
 from live_helpers import assert_moves_in_place
 

@@ -59,7 +59,7 @@ def test_the_view_draws_three_labelled_panels():
     assert a.get_ylabel() == "probability" and "q (orange)" in a.get_title()
     assert "ε" in c.get_xlabel() and c.get_title() == "loss = 2.5265"
     assert not fig.legends and all(ax.get_legend() is None for ax in fig.axes)  # nothing covers the bars
-    from byhand.slider import layout_problems
+    from layout_check import layout_problems
     assert layout_problems(fig) == []
     plt.close(fig)
 

@@ -40,7 +40,7 @@ def test_the_view_draws_two_labelled_panels():
     left, right = fig.axes
     labels = [t.get_text() for t in left.get_legend().get_texts()]
     assert left.get_xlabel() == "step t" and labels[-1] == "t = 4000: lr = 6.988e-04"
-    from byhand.slider import layout_problems
+    from layout_check import layout_problems
     assert layout_problems(fig) == []  # 9 pt text or more, the legend off the data
     plt.close(fig)
 

@@ -50,6 +50,8 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
+from check_provenance import check_page as check_provenance  # the numbers' popovers (tools/check_provenance.py)
+
 ROOT = Path(__file__).resolve().parent.parent
 SITE = ROOT / "_build" / "html"
 SHOTS = ROOT / "_build" / "screenshots"
@@ -70,7 +72,7 @@ ITEMS = {
     "table": "table",
     "code": "div.highlight pre",
     "output": ".cell_output pre",
-    "figure": ".cell_output img, .byhand-slider, .animation",
+    "figure": ".cell_output img, .byhand-slider",
     "widget": ".widget-subarea",
 }
 
@@ -217,27 +219,32 @@ def fit_findings(page, width: int) -> list[tuple[str, str]]:
 
 
 def check_sliders(page) -> tuple[list[tuple[str, str]], int]:
-    """Move every static slider to its last frame: the image, and the caption line above it, must change."""
+    """Move every static slider to its last frame: the image, its text alternative and the caption line above it
+    must change; the Next button must step one frame from the start."""
     found, moved = [], 0
-    for k, player in enumerate(page.query_selector_all(".animation")):
+    for k, player in enumerate(page.query_selector_all(".byhand-slider")):
         slider = player.query_selector("input[type=range]")
-        img = player.query_selector("img")
-        if slider is None or img is None:
-            found.append(("slider", f"static slider {k} has no range input or image"))
+        img = player.query_selector("img.byhand-slider-img")
+        caption = player.query_selector(".byhand-frame-label")
+        if slider is None or img is None or caption is None:
+            found.append(("slider", f"static slider {k} has no range input, image or caption line"))
             continue
-        caption = page.evaluate("p => { const c = p.parentElement.querySelector('.byhand-frame-label');"
-                                " return c ? c.textContent : null; }", player)
-        before = img.get_attribute("src")
+        before = (img.get_attribute("src"), img.get_attribute("alt"), caption.text_content())
         slider.evaluate("el => { el.value = el.max; el.dispatchEvent(new Event('input')); }")
-        page.wait_for_timeout(100)
-        after_caption = page.evaluate("p => { const c = p.parentElement.querySelector('.byhand-frame-label');"
-                                      " return c ? c.textContent : null; }", player)
-        if img.get_attribute("src") == before:
+        page.wait_for_timeout(50)
+        after = (img.get_attribute("src"), img.get_attribute("alt"), caption.text_content())
+        if after[0] == before[0]:
             found.append(("slider", f"moving static slider {k} did not change its frame"))
-        elif caption is not None and after_caption == caption:
-            found.append(("slider", f"moving static slider {k} did not change its caption line ({caption!r})"))
+        elif after[2] == before[2]:
+            found.append(("slider", f"moving static slider {k} did not change its caption line ({before[2]!r})"))
+        elif not after[1]:
+            found.append(("slider", f"static slider {k}'s last frame has no text alternative"))
         else:
             moved += 1
+        slider.evaluate("el => { el.value = 0; el.dispatchEvent(new Event('input')); }")
+        player.query_selector(".byhand-slider-next").click()
+        if slider.evaluate("el => el.value") != "1":
+            found.append(("slider", f"static slider {k}'s Next button did not step to frame 1"))
         slider.evaluate("el => { el.value = 0; el.dispatchEvent(new Event('input')); }")
     return found, moved
 
@@ -364,6 +371,7 @@ def check_page(browser, base: str, rel: str, chapters: list[str]) -> tuple[list[
     answer_found, answered = check_answers(page)
     found += answer_found
     full_shot(page, rel)
+    found += check_provenance(page, rel, SITE)  # after the photo: it opens cells and follows links
     context.close()
 
     # ---- 390 px: the page never scrolls sideways; wide things scroll in their own box

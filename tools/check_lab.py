@@ -1,7 +1,7 @@
 """Browser check of a live widget: JupyterLab, a real kernel, a slider moved by the keyboard.
 
-Starts JupyterLab headless on 127.0.0.1 (no token; `--allow-root` as root) in a temporary copy of book/, so nothing
-under book/ changes. Opens a widget chapter (01_dot_products.ipynb by default) in Debian's Chromium through
+Starts JupyterLab headless on 127.0.0.1 (no token; `--allow-root` as root) in a temporary copy of notebooks/, so nothing
+under notebooks/ changes. Opens a widget chapter (01_dot_products.ipynb by default) in Debian's Chromium through
 Playwright, with every request off the loopback address blocked, and runs all cells from the Run menu. Then:
   - the widget's figure appears, and it is the picture of the controls' defaults;
   - pressing the right arrow on the slider's handle moves the slider one step, its readout shows the new value, and
@@ -9,12 +9,17 @@ Playwright, with every request off the loopback address blocked, and runs all ce
   - after the last press, the figure is the picture of the new value: pixel for pixel the same as a fresh matplotlib
     figure drawn by the chapter's own ``draw`` for that setting (the oracle runs the chapter's set-up in this process,
     with the Agg backend), and unlike the picture of the value before.
+Before any cell runs, it reads the chapter as a reader meets it: the rendered prose shows its glued numbers (the
+first glued number of the source, formatted as the page formats it) and no raw MyST markup (a role, a label line, a
+directive fence). The notebook is trusted as `make lab` trusts it, so the static slider's script runs; and the
+project's JupyterLab settings (tools/lab/overrides.json) keep the news pop-up away.
 Prints the time from each key press to the new figure in the page (median, max). Run by `make check-lab`.
 """
 from __future__ import annotations
 
 import argparse
 import ast
+import re
 import base64
 import contextlib
 import io
@@ -59,11 +64,28 @@ def free_port() -> int:
 
 
 # JupyterLab settings for the check: every cell kept in the page (no virtual scrolling, which detaches cells that are
-# out of view), and no news pop-up over the notebook.
+# out of view). The news pop-up is left to the project's own settings, which the check then tests.
 LAB_SETTINGS = {
     "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
-    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false"},
 }
+RAW_MYST = re.compile(r"\{[a-z]+(?::[a-z]+)?\}`|^\([A-Za-z0-9_.:-]+\)=\s*$|^(?::{3,}|`{3,})\{[a-z-]+\}", re.M)
+
+
+def first_glued_number(nb_path: Path) -> tuple[int, str]:
+    """(index among Markdown cells, text) of the first {glue:text} number of the chapter's source, formatted with
+    Python's format() from the value the notebook's glue output holds: what the rendered prose must show."""
+    import jupytext
+
+    cells = jupytext.read(ROOT / "book" / f"{nb_path.stem}.md").cells
+    nb = json.loads(nb_path.read_text())
+    glued = {o["metadata"]["scrapbook"]["name"]: "".join(o["data"]["application/papermill.record/text/plain"])
+             for c in nb["cells"] for o in c.get("outputs", []) if "scrapbook" in o.get("metadata", {})}
+    md = [c.source for c in cells if c.cell_type == "markdown"]
+    for k, src in enumerate(md):
+        m = re.search(r"\{glue:text\}`([A-Za-z_0-9]+):([^`]*[eEfFgG])`", src)
+        if m:
+            return k, format(float(glued[m.group(1)]), m.group(2))
+    raise RuntimeError(f"{nb_path.name}'s source glues no number")
 
 
 def start_lab(root: Path, port: int, home: Path, log) -> subprocess.Popen:
@@ -155,7 +177,7 @@ def accept_kernel_dialog(page, wait_s: float = 15.0) -> None:
         page.wait_for_timeout(250)
 
 
-def drive(url: str, base: str, shots: Path) -> dict:
+def drive(url: str, base: str, shots: Path, glued_at: tuple[int, str]) -> dict:
     """Open the notebook, run all cells, press the slider's right arrow; return what the page showed."""
     from playwright.sync_api import sync_playwright
 
@@ -178,6 +200,12 @@ def drive(url: str, base: str, shots: Path) -> dict:
             page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=120_000)
             accept_kernel_dialog(page)
             page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
+            page.wait_for_selector(".jp-MarkdownCell .jp-RenderedMarkdown", timeout=60_000)
+            prose = page.evaluate("""() => [...document.querySelectorAll('.jp-MarkdownCell')]
+                .map(c => (c.querySelector('.jp-RenderedMarkdown') || {innerText: ''}).innerText)""")
+            strips = page.evaluate("() => document.querySelectorAll('.byhand-slider-strip figure').length")
+            sliders = page.evaluate("() => document.querySelectorAll('.byhand-slider').length")
+            page.screenshot(path=str(shots / "check_lab_prose.png"), full_page=False)
             t_run = time.monotonic()
             page.click(".lm-MenuBar-itemLabel:text-is('Run')")
             page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
@@ -212,7 +240,10 @@ def drive(url: str, base: str, shots: Path) -> dict:
                 latencies.append(page.evaluate("() => window.__frames.at(-1)[0] - window.__keys.at(-1)"))
             page.wait_for_timeout(500)  # anything late would still land now
             last = img.evaluate(IMAGE_B64_JS)
-            out = {"run_s": run_s, "cell_errors": cell_errors, "first": first, "last": last, "latencies": latencies,
+            news = page.evaluate("""() => [...document.querySelectorAll('.jp-toast-message, .Toastify__toast')]
+                .map(e => e.innerText).filter(t => /news/i.test(t))""")
+            out = {"prose": prose, "strips": strips, "sliders": sliders, "news": news,
+                   "run_s": run_s, "cell_errors": cell_errors, "first": first, "last": last, "latencies": latencies,
                    "readout_before": readout_before, "readout_after": readout.inner_text(),
                    "frames": page.evaluate("() => window.__frames.length")}
             page.screenshot(path=str(shots / "check_lab.png"), full_page=False)
@@ -235,16 +266,20 @@ def main() -> int:
         return 2
     with tempfile.TemporaryDirectory(prefix="check-lab-") as tmp:
         tmp = Path(tmp)
-        book = tmp / "book"
-        shutil.copytree(ROOT / "book", book, ignore=shutil.ignore_patterns("_build", ".ipynb_checkpoints"))
+        book = tmp / "notebooks"
+        shutil.copytree(ROOT / "notebooks", book, ignore=shutil.ignore_patterns("_build", ".ipynb_checkpoints"))
         shots = ROOT / "_build" / "screenshots"
         shots.mkdir(parents=True, exist_ok=True)
         port = free_port()
         base = f"http://127.0.0.1:{port}/"
+        # trust the copy as `make lab` trusts the readers' notebooks (signatures in a data folder of the check's own)
+        os.environ["JUPYTER_DATA_DIR"] = str(tmp / "data")
+        subprocess.run([str(BIN / "jupyter"), "trust", str(book / args.chapter)], check=True, capture_output=True)
+        glued_at = first_glued_number(ROOT / "notebooks" / args.chapter)
         with open(tmp / "lab.log", "w") as log:
             lab = start_lab(book, port, tmp, log)
             try:
-                seen = drive(f"{base}lab/tree/{args.chapter}?reset", base, shots)
+                seen = drive(f"{base}lab/tree/{args.chapter}?reset", base, shots, glued_at)
             finally:
                 lab.terminate()
                 try:
@@ -263,6 +298,17 @@ def main() -> int:
 
     problems = []
     lat = seen["latencies"]
+    k, number = glued_at
+    raw = [(i, m.group(0)) for i, text in enumerate(seen["prose"]) if (m := RAW_MYST.search(text))]
+    if raw:
+        problems.append(f"raw MyST markup in the rendered prose: {raw[:3]}")
+    if k >= len(seen["prose"]) or number not in seen["prose"][k]:
+        problems.append(f"Markdown cell {k} does not show the glued number {number}")
+    if seen["sliders"] and seen["strips"] != 3 * seen["sliders"]:
+        problems.append(f"the static sliders' script did not run ({seen['strips']} strip frames for "
+                        f"{seen['sliders']} sliders): is the notebook trusted?")
+    if seen["news"]:
+        problems.append(f"JupyterLab's news pop-up showed: {seen['news'][:1]}")
     if seen["blocked"]:
         problems.append(f"the page tried to reach the network: {seen['blocked'][:3]}")
     if seen["errors"]:
@@ -286,6 +332,9 @@ def main() -> int:
     if "Traceback" in lab_log:
         problems.append("JupyterLab's log has a traceback")
     finite = [x for x in lat if x != float("inf")]
+    print(f"check-lab: {args.chapter} as a reader opens it: {len(seen['prose'])} Markdown cells rendered, raw MyST "
+          f"in {len(raw)}, glued number {number} shown in cell {k}: {number in seen['prose'][k]}; "
+          f"{seen['sliders']} static slider(s) scripted (trusted)")
     print(f"check-lab: {args.chapter} ran all cells in {seen['run_s']:.0f} s; slider {name!r} moved "
           f"{seen['readout_before']} -> {seen['readout_after']} by {PRESSES} right-arrow presses, "
           f"{seen['frames']} new figures")

@@ -3,12 +3,15 @@
 nbval checks that each notebook's outputs come back the same; this checks how the notebooks are kept, the things a
 reader would trip over that no output comparison sees. One line per finding, exit 1 if there is any:
 
-- every chapter in _toc.yml exists, every notebook in book/ is in _toc.yml, each is valid nbformat 4;
+- every chapter in _toc.yml exists, every notebook in notebooks/ is a page of _toc.yml, each is valid nbformat 4;
+- the readers' notebook (notebooks/NN_topic.ipynb) of each chapter source (book/NN_topic.md) exists and its code cells,
+  with their tags, are exactly the source's: the two cannot drift (regenerate with `make outputs`);
 - executed top to bottom in one fresh kernel (execution counts 1..n), no stored errors outside `raises-exception`
   cells, no cell tagged both `raises-exception` and `nbval-raises-exception`;
 - the first code cell is the Colab guard, and no cell edits sys.path or runs `pip` outside it;
 - widget and static-slider cells are tagged `nbval-ignore-output` (their outputs are not comparable);
-- no cell ends in a bare `glue(...)`, which prints the raw value on the page;
+- no cell ends in a bare `glue(...)`, which prints the raw value on the page (a trailing ';' does not silence it
+  when nbval runs the cell);
 - no object addresses, machine paths or over-long floats in outputs (print at most 5 decimals, or a bound);
 - no internal nicknames on the page: sources are cited by title.
 """
@@ -18,6 +21,7 @@ import re
 import sys
 from pathlib import Path
 
+import jupytext
 import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,7 +36,7 @@ PIP = re.compile(r"(^|\n)\s*[!%]pip\b|\bpip install\b")
 
 
 def toc_notebooks() -> list[Path]:
-    names = re.findall(r"^\s*-\s*file:\s*(\S+)", (ROOT / "_toc.yml").read_text(), re.MULTILINE)
+    names = re.findall(r"^\s*(?:-\s*file|root):\s*(\S+)", (ROOT / "_toc.yml").read_text(), re.MULTILINE)
     return [ROOT / n for n in names]
 
 
@@ -85,8 +89,8 @@ def lint_notebook(path: Path) -> list[str]:
         if WIDGET.search(src) and not tags & {"nbval-ignore-output", "nbval-skip"}:
             found.append(f"{where}: builds a widget or static slider but is not tagged nbval-ignore-output")
         lines = [ln for ln in src.strip().splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
-        if lines and re.match(r"\s*glue\(", lines[-1]) and not lines[-1].rstrip().endswith(";"):
-            found.append(f"{where}: ends in glue(...), which prints the raw value; end the line with ';'")
+        if lines and re.match(r"\s*glue\(", lines[-1]):  # a ';' does not silence it under nbval
+            found.append(f"{where}: ends in glue(...), which prints the raw value; assign it (`_ = glue(...)`)")
         for out in cell.get("outputs", []):
             if out.get("output_type") == "error" and "raises-exception" not in tags:
                 found.append(f"{where}: stored error ({out.get('ename')}) in a cell not tagged raises-exception")
@@ -102,15 +106,37 @@ def lint_notebook(path: Path) -> list[str]:
     return found
 
 
+def drift(source: Path) -> list[str]:
+    """Findings where a chapter's readers' notebook no longer matches its text source."""
+    made = ROOT / "notebooks" / f"{source.stem}.ipynb"
+    rel = made.relative_to(ROOT)
+    if not made.exists():
+        return [f"{rel}: missing; generate it from {source.name} with `make outputs CHAPTER={source.stem}`"]
+    want = [(c.source, c.metadata.get("tags", [])) for c in jupytext.read(source).cells if c.cell_type == "code"]
+    have = [(c.source, c.metadata.get("tags", [])) for c in nbformat.read(made, as_version=4).cells
+            if c.cell_type == "code"]
+    if len(want) != len(have):
+        return [f"{rel}: {len(have)} code cells, its source {source.name} has {len(want)}: run "
+                f"`make outputs CHAPTER={source.stem}`"]
+    return [f"{rel}: code cell {k} differs from {source.name} ({'tags' if w[0] == h[0] else 'source'}): run "
+            f"`make outputs CHAPTER={source.stem}`" for k, (w, h) in enumerate(zip(want, have)) if w != h][:3]
+
+
 def main() -> int:
     listed = toc_notebooks()
-    found = [f"_toc.yml: {p.relative_to(ROOT)}(.ipynb|.md) does not exist" for p in listed
-             if not p.with_suffix(".ipynb").exists() and not p.with_suffix(".md").exists()]
+    found = [f"_toc.yml: {p.relative_to(ROOT)}.md does not exist" for p in listed if not p.with_suffix(".md").exists()]
     names = {p.with_suffix("").name for p in listed}
-    notebooks = sorted((ROOT / "book").glob("*.ipynb"))
+    notebooks = sorted((ROOT / "notebooks").glob("*.ipynb"))
     found += [f"{p.relative_to(ROOT)}: not in _toc.yml" for p in notebooks if p.stem not in names]
     for p in notebooks:
         found += lint_notebook(p)
+    sources = [p.with_suffix(".md") for p in listed if p.with_suffix(".md").exists()]
+    for src in sources:
+        if "kernelspec:" in src.read_text().split("\n---", 1)[0]:  # a notebook's source, not a plain page
+            found += drift(src)
+        elif not (ROOT / "notebooks" / f"{src.stem}.ipynb").exists():
+            found.append(f"notebooks/{src.stem}.ipynb: the readers' copy of {src.name} is missing "
+                         "(make outputs)")
     for line in found:
         print(line)
     print(f"nblint: {len(notebooks)} notebooks, {len(found)} finding(s)")

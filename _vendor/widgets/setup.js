@@ -63,7 +63,7 @@ require.config({
   }
 
   function nextSlider(el) {
-    for (const slider of document.querySelectorAll(".byhand-slider, .animation")) {
+    for (const slider of document.querySelectorAll(".byhand-slider")) {
       if (el.compareDocumentPosition(slider) & Node.DOCUMENT_POSITION_FOLLOWING) return slider;
     }
     return null;

@@ -28,7 +28,6 @@ import dataclasses
 import json
 import os
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -38,37 +37,9 @@ from byhand import ioi
 from byhand.gpt import GPTConfig, gpt_backward, gpt_forward, init_gpt_params
 from byhand.loss import cross_entropy_backward, cross_entropy_forward
 from byhand.optim import AdamWConfig, adamw_step, clip_grad_norm, cosine_lr, init_state
+from byhand.train_config import TrainConfig  # the recipe, shared with chapter 40 and its exercises
 
 MID_TARGET = 0.68  # P(Mary) on ioi.EXAMPLE that the mid checkpoint aims at (GPT-2 small's reported 0.677, byhand.reported)
-
-
-@dataclass(frozen=True)
-class TrainConfig:
-    """Everything that fixes a training run; the same config gives the same weights."""
-
-    seed: int = 1  # initialises the weights (init_gpt_params) and, as seed + 1, the sentence stream
-    steps: int = 2000  # number of AdamW steps (the cosine decay ends here)
-    batch_size: int = 32  # sentences per step
-    lr_max: float = 2e-3  # peak learning rate, reached after the warm-up
-    lr_min: float = 1e-4  # learning rate at the last step
-    beta2: float = 0.999  # AdamW's decay rate of the second moment
-    warmup: int = 100  # steps of linear warm-up from 0
-    weight_decay: float = 0.1  # AdamW lambda on weight matrices and embeddings (not biases or LN)
-    clip: float = 1.0  # max global gradient norm
-    io_weight: float = 1.0  # lambda_IO: extra weight on the answer, objective = loss + lambda_IO * loss_IO
-    mask_s2: bool = True  # ignore the target at the second mention of S (a coin flip between the two names)
-    n_layers: int = 3  # blocks (2 layers learn a positional shortcut instead of a name-moving head)
-    n_heads: int = 4  # heads per block
-    d_model: int = 64  # width of the residual stream
-    d_ff: int = 256  # feed-forward hidden width (4 d_model)
-    context: int = 24  # longest input; the longest sentence has 21 tokens with <bos> and <eos>
-    n_eval: int = 1000  # held-out sentences for the metrics
-    eval_seed: int = 2024  # seed of the held-out sentences
-
-    def model_config(self, vocab_size: int) -> GPTConfig:
-        """The GPTConfig of this run."""
-        return GPTConfig(vocab_size=vocab_size, context=self.context, d_model=self.d_model, n_heads=self.n_heads,
-                         n_layers=self.n_layers, d_ff=self.d_ff)
 
 
 def decays(name: str) -> bool:

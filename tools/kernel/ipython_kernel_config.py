@@ -11,3 +11,8 @@ class _DropUnencryptedTcpNotice(logging.Filter):
 
 
 logging.getLogger("IPKernelApp").addFilter(_DropUnencryptedTcpNotice())
+
+# Inline figures carry no "Software: Matplotlib version …" chunk, so a readers' notebook re-executed with the same
+# numbers gives the same bytes (`make outputs`), whatever matplotlib release made it.
+c = get_config()  # noqa: F821  (provided by IPython when it reads this file)
+c.InlineBackend.print_figure_kwargs = {"bbox_inches": "tight", "metadata": {"Software": None}}

@@ -22,7 +22,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-KINDS = ("by hand", "predict", "code", "find the bug")
+KINDS = ("by hand", "predict", "compute", "code", "find the bug")
 _REGISTRY: dict[str, "Exercise"] = {}
 
 
@@ -48,15 +48,32 @@ class Exercise:
     level: int  # difficulty 1 (a few minutes) .. 3 (a real think)
     prompt: str  # one line, for the index
     solve: Callable[[], Solution]
-    atol: float = 5e-4  # a typed answer within atol + rtol·|answer| is right
+    atol: float = 5e-4  # a typed answer within atol + rtol·|answer| is right ...
     rtol: float = 0.0
+    precision: tuple = ("sf", 3)  # ... and so is the answer rounded as the task asks: ("dp", 4) is four decimals
 
     @property
     def anchor(self) -> str:
         return "ex-" + self.key.replace(".", "-")
 
+    def rounded(self, answer: float) -> float:
+        """``answer`` rounded to the precision the task asks for (three significant figures where it names none)."""
+        how, n = self.precision
+        if how == "sf" and answer != 0:
+            return float(f"{answer:.{n}g}")
+        return round(float(answer), n) if how == "dp" else float(answer)
+
     def tolerance(self, answer: float) -> float:
-        return self.atol + self.rtol * abs(answer)
+        """How far a typed answer may sit from ``answer``: atol + rtol·|answer|, and never less than half a unit
+        of the asked precision, so that the right answer rounded as the task asks is always accepted."""
+        how, n = self.precision
+        if how == "dp":
+            unit = 10.0 ** -n
+        elif answer != 0:
+            unit = 10.0 ** (math.floor(math.log10(abs(answer))) - n + 1)
+        else:  # zero has no significant figures: the explicit tolerance alone
+            unit = 0.0
+        return max(self.atol + self.rtol * abs(answer), 0.5 * unit * (1 + 1e-9))
 
 
 @dataclass(frozen=True)
@@ -73,19 +90,28 @@ class Verdict:
         return self.message
 
 
-def exercise(key: str, chapter: str, kind: str, level: int, prompt: str, atol: float = 5e-4, rtol: float = 0.0):
-    """Register ``solve`` as exercise ``key`` (a decorator). Keys are unique; kind and level are checked."""
+def exercise(key: str, chapter: str, kind: str, level: int, prompt: str, atol: float = 5e-4, rtol: float = 0.0,
+             precision: tuple = ("sf", 3)):
+    """Register ``solve`` as exercise ``key`` (a decorator). Keys are unique; kind, level and precision are checked.
+
+    ``precision`` is what the task asks for: ``("dp", n)``, n decimals, or ``("sf", n)``, n significant figures
+    (three where the task names none). An answer given at that precision is accepted (``Exercise.tolerance``).
+    """
     if kind not in KINDS:
         raise ValueError(f"exercise {key!r}: kind must be one of {KINDS}, got {kind!r}")
     if level not in (1, 2, 3):
         raise ValueError(f"exercise {key!r}: level must be 1, 2 or 3, got {level!r}")
     if not (atol >= 0 and rtol >= 0 and atol + rtol > 0):
         raise ValueError(f"exercise {key!r}: tolerances must be non-negative and not both zero")
+    if not (isinstance(precision, tuple) and len(precision) == 2 and precision[0] in ("dp", "sf")
+            and isinstance(precision[1], int) and 0 <= precision[1] <= 12 and not precision == ("sf", 0)):
+        raise ValueError(f"exercise {key!r}: precision must be ('dp', n) or ('sf', n) with n = 1 .. 12 "
+                         f"(n = 0 decimals for a whole number), got {precision!r}")
 
     def register(solve: Callable[[], Solution]) -> Callable[[], Solution]:
         if key in _REGISTRY:
             raise ValueError(f"exercise {key!r} is registered twice")
-        _REGISTRY[key] = Exercise(key, chapter, kind, level, prompt, solve, atol, rtol)
+        _REGISTRY[key] = Exercise(key, chapter, kind, level, prompt, solve, atol, rtol, precision)
         return solve
 
     return register
@@ -120,12 +146,9 @@ def _close(a, b, tol: float) -> bool:
 
 def _as_number(key: str, answer):
     try:
-        a = np.asarray(answer, dtype=np.float64)
+        return np.asarray(answer, dtype=np.float64)
     except (TypeError, ValueError):
         raise ValueError(f"exercise {key!r} wants a number or an array of numbers, got {type(answer).__name__}") from None
-    if not np.all(np.isfinite(a)):
-        raise ValueError(f"exercise {key!r}: the answer contains NaN or inf")
-    return a
 
 
 def check(key: str, answer) -> Verdict:
@@ -135,14 +158,16 @@ def check(key: str, answer) -> Verdict:
     if callable(sol.answer):
         return _check_code(ex, sol, answer)
     a = _as_number(key, answer)
+    if not np.all(np.isfinite(a)):  # a slip such as 0/0 is a verdict, not an error
+        return Verdict(False, "not yet: type a number; that answer is NaN or infinite, which no exercise asks for.")
     right = np.asarray(sol.answer, dtype=np.float64)
     tol = ex.tolerance(float(np.max(np.abs(right))))
     if a.shape != right.shape:
         return Verdict(False, f"not yet: the answer has shape {a.shape}, but this exercise wants shape {right.shape}")
     if _close(a, right, tol):
         return Verdict(True, f"right (within {tol:.0e}).")
-    for hint, value in sol.wrong.items():
-        if _close(a, value, tol):
+    for hint, value in sol.wrong.items():  # each mistake is matched at the precision of its own size
+        if _close(a, value, ex.tolerance(float(np.max(np.abs(np.asarray(value, dtype=np.float64)))))):
             return Verdict(False, f"not yet: {hint}")
     if a.ndim == 0:
         side = "high" if a > right else "low"
@@ -186,7 +211,7 @@ class AnswerBox:
 
     def _repr_html_(self) -> str:
         data = {"key": self.ex.key, "answer": _sig(self.answer), "tol": self.tol,
-                "wrong": [[h, _sig(v)] for h, v in self.wrong]}
+                "wrong": [[h, _sig(v), self.ex.tolerance(v)] for h, v in self.wrong]}  # each mistake, its own tol
         return (f'<div class="en-exercise" data-exercise="{html.escape(json.dumps(data))}">'
                 f'<label>Your answer: <input type="text" inputmode="decimal" size="12" disabled '
                 f'aria-label="answer to exercise {html.escape(self.ex.key)}"></label> '

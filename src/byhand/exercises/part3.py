@@ -65,7 +65,7 @@ def _layer_count(shapes: dict, prefix: str, skip=()) -> int:
 
 
 @exercise("encdec.1", "30_encdec_toy", "by hand", 1,
-          "Count the numbers in the toy's encoder layer from the parameter table", atol=0.5)
+          "Count the numbers in the toy's encoder layer from the parameter table", atol=0.5, precision=("dp", 0))
 def _encdec_1():
     shapes = encdec_param_shapes(toy.toy_config())
     return Solution(_layer_count(shapes, "enc0."), {
@@ -99,7 +99,7 @@ def _encdec_2():
 # --- 31: embeddings and sinusoidal positions ----------------------------------------------------------------------
 
 @exercise("positions.1", "31_sinusoidal_positions", "by hand", 1,
-          "The toy's positional encoding at position 2, column 0", atol=5e-4)
+          "The toy's positional encoding at position 2, column 0", atol=5e-4, precision=("dp", 4))
 def _positions_1():
     d = INPUTS["positions.1"]
     pos, col = d["pos"], d["column"]
@@ -126,7 +126,7 @@ def _positions_2():
 # --- 32: the encoder layer ----------------------------------------------------------------------------------------
 
 @exercise("encoder.1", "32_encoder_layer", "by hand", 2,
-          "The encoder's weight A[0, 0] if the scores were not divided by √d_k", atol=5e-4)
+          "The encoder's weight A[0, 0] if the scores were not divided by √d_k", atol=5e-4, precision=("dp", 4))
 def _encoder_1():
     X = toy.toy_inputs()[0][:, :2]  # (2, 2): head 0's columns, W_Q = W_K = I
     unscaled = softmax_forward(X @ X.T)[0]  # (2, 2)
@@ -151,9 +151,22 @@ def _encoder_2():
 
 # --- 33: the decoder layer ----------------------------------------------------------------------------------------
 
-@exercise("decoder.1", "33_decoder_layer", "by hand", 2,
-          "Entry 0 of the residual sum at the scored position after cross-attention, from t", atol=5e-4)
+@exercise("decoder.1", "33_decoder_layer", "predict", 1,
+          "Predict the weight position 0 puts on position 1 if the causal mask were left out", atol=5e-3)
 def _decoder_1():
+    S = _exact().trace["dec0.self.S"][0]  # (2, 2) head 0, every score equal
+    unmasked = softmax_forward(S)[0]
+    masked = softmax_forward(S, mask=causal_mask(2))[0]
+    return Solution(unmasked[0, 1], {
+        "that is the weight with the mask; without it, position 0 sees both positions with equal scores.":
+            masked[0, 1],
+        "that is the weight on itself with the mask; without it the two equal scores share the row.": masked[0, 0]})
+
+
+@exercise("decoder.2", "33_decoder_layer", "by hand", 2,
+          "Entry 0 of the residual sum at the scored position after cross-attention, from t", atol=5e-4,
+          precision=("dp", 4))
+def _decoder_2():
     tr = _exact().trace
     A = tr["dec0.cross.P"][0]
     t = A[0, 0] - A[0, 1]  # the margin tanh(sqrt 2)
@@ -163,18 +176,6 @@ def _decoder_1():
         "t is the margin A[0, 0] − A[0, 1], not the larger weight A[0, 0].": 3 * A[0, 0] - 1,
         "the leftover of the old pattern has entry −(1 − t) here: [−1, −1, 1, 1] starts with −1.": 1 + t,
         "that uses the rounded weights 0.944 and 0.056; keep t to four decimals.": 3 * t_post - 1})
-
-
-@exercise("decoder.2", "33_decoder_layer", "predict", 1,
-          "Predict the weight position 0 puts on position 1 if the causal mask were left out", atol=5e-3)
-def _decoder_2():
-    S = _exact().trace["dec0.self.S"][0]  # (2, 2) head 0, every score equal
-    unmasked = softmax_forward(S)[0]
-    masked = softmax_forward(S, mask=causal_mask(2))[0]
-    return Solution(unmasked[0, 1], {
-        "that is the weight with the mask; without it, position 0 sees both positions with equal scores.":
-            masked[0, 1],
-        "that is the weight on itself with the mask; without it the two equal scores share the row.": masked[0, 0]})
 
 
 def _dec_cases():
@@ -214,7 +215,7 @@ def _decoder_3():
 # --- 34: output layer, softmax and label smoothing ----------------------------------------------------------------
 
 @exercise("smoothing.1", "34_output_loss", "by hand", 2,
-          "The rounded path's smoothed loss with ε = 0.2, from the −log p row", atol=5e-4)
+          "The rounded path's smoothed loss with ε = 0.2, from the −log p row", atol=5e-4, precision=("dp", 4))
 def _smoothing_1():
     eps, V, am = INPUTS["smoothing.1"]["eps"], len(toy.TGT_VOCAB), _am()
     p = _rounded().p
@@ -264,7 +265,7 @@ def _smoothing_3():
 # --- 35: the backward pass ----------------------------------------------------------------------------------------
 
 @exercise("encback.1", "35_encdec_backward", "by hand", 1,
-          "One entry of ∂L/∂W_out = hᵀ(p − q) on the rounded path", atol=5e-4)
+          "One entry of ∂L/∂W_out = hᵀ(p − q) on the rounded path", atol=5e-4, precision=("dp", 4))
 def _encback_1():
     i, j = INPUTS["encback.1"]["entry"]
     r = _rounded()
@@ -327,7 +328,8 @@ def _adam_1():
 
 
 @exercise("adam.2", "36_adam_warmup", "predict", 2,
-          "Predict the first Adam step, in units of lr_1, if the bias correction were left out", atol=5e-4)
+          "Predict the first Adam step, in units of lr_1, if the bias correction were left out", atol=5e-4,
+          precision=("dp", 3))
 def _adam_2():
     b1, b2 = toy.PAPER["beta1"], toy.PAPER["beta2"]
     g = _rounded().dW_out[0, 0]
@@ -380,7 +382,7 @@ def _adam_3():
 # --- 37: the invariants, checked ----------------------------------------------------------------------------------
 
 @exercise("invariants.1", "37_encdec_invariants", "by hand", 1,
-          "The factor c that makes c · [1, 0, −1, 0] pass the layer-norm check", atol=5e-4)
+          "The factor c that makes c · [1, 0, −1, 0] pass the layer-norm check", atol=5e-4, precision=("dp", 4))
 def _invariants_1():
     h = toy.ROUNDED_H
     c = 1.0 / h.std()

@@ -15,7 +15,7 @@ import numpy as np
 from ..ablation import Component, ablate, heldout_metrics
 from ..ioi import generate, load_model
 from ..optim import clip_grad_norm, cosine_lr
-from ..train_ioi import TrainConfig
+from ..train_config import TrainConfig
 from . import Solution, exercise
 
 INPUTS = {
@@ -52,8 +52,8 @@ def _heldout_p_io(layer: int, removed: tuple, n: int) -> float:
     return float(heldout_metrics(params, config, vocab, held)["p_io"].mean())
 
 
-@exercise("inside.2", "40_inside_the_model", "predict", 2,
-          "Predict mean P(IO) with three of layer 1's four heads removed, keeping head 1.3", atol=0.05)
+@exercise("inside.2", "40_inside_the_model", "compute", 2,
+          "Compute mean P(IO) with three of layer 1's four heads removed, keeping head 1.3", atol=0.05)
 def _inside_2():
     d = INPUTS["inside.2"]
     layer, keep, n = d["layer"], d["keep"], d["n"]

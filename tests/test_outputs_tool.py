@@ -1,0 +1,67 @@
+"""tools/outputs.py writes MyST as plain Markdown: each construct the book uses, and a clear error otherwise."""
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+spec = importlib.util.spec_from_file_location("outputs_tool", ROOT / "tools" / "outputs.py")
+outputs = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(outputs)
+
+TARGETS = {"doc:notation": ("notation", "Notation"), "ch-a": ("01_a", "Dot products"), "sec-b": ("02_b", "Why $\\sqrt{d_k}$"), "para": ("01_a", None)}
+BIB = {"vaswani2017attention": {"cite": "Vaswani et al., 2017", "entry": "…", "sort": (["Vaswani"], "2017")}}
+
+
+def renderer(glued=None):
+    return outputs.Renderer("01_a", glued or {"loss": {"text/plain": "2.5265012"}, "word": {"text/plain": "'am'"}},
+                            TARGETS, BIB)
+
+
+def test_glue_roles_become_numbers_formatted_as_on_the_page():
+    r = renderer()
+    assert r.markdown("loss {glue:text}`loss:.3f`, word {glue:text}`word`", "t") == "loss 2.527, word am"
+
+
+def test_references_become_linked_titles_and_citations_author_year():
+    r = renderer()
+    assert r.markdown("see {ref}`sec-b`", "t") == "see [Why $\\sqrt{d_k}$](02_b.ipynb#sec-b)"
+    assert r.markdown("see {ref}`ch-a`", "t") == "see [Dot products](#ch-a)"  # the same notebook
+    assert r.markdown("see {ref}`this one <para>`", "t") == "see [this one](#para)"
+    assert r.markdown("in {doc}`notation`", "t") == "in [Notation](notation.ipynb)"
+    assert r.markdown("{cite}`vaswani2017attention`", "t") == \
+        "\\[[Vaswani et al., 2017](bibliography.ipynb#vaswani2017attention)\\]"  # the brackets show, as on the page
+    assert r.cited == {"vaswani2017attention"}
+
+
+def test_labels_become_anchors_and_fences_plain_markdown():
+    r = renderer()
+    md = "(ch-a)=\n# Dot products\n\n:::{dropdown} Solution\nIt is {glue:text}`loss:.1f`.\n:::\n"
+    out = r.markdown(md, "t")
+    assert out.startswith('<a id="ch-a"></a>\n\n# Dot products')  # a blank line, so the heading stays a heading
+    assert "<details>\n<summary>Solution</summary>\n\nIt is 2.5.\n\n</details>" in out
+    note = r.markdown("```{note}\nTwo lines\nof text.\n```", "t")
+    assert note == "> **Note**\n>\n> Two lines\n> of text."
+
+
+@pytest.mark.parametrize("md, message", [
+    ("{glue:text}`missing:.2f`", "'missing' is not glued"),
+    ("{ref}`nowhere`", "unknown label 'nowhere'"),
+    ("{ref}`para`", "needs a title"),
+    ("{cite}`nobody2020`", "no bibliography entry"),
+    ("{eq}`e1`", "no plain-Markdown form for the {eq} role"),
+    ("```{figure} x.png\n```", "no plain-Markdown form for the 'figure' directive"),
+    (":::{dropdown} x\nnever closed", "never closes"),
+])
+def test_what_has_no_plain_form_is_an_error_that_names_it(md, message):
+    with pytest.raises(outputs.RenderError, match=message.replace("{", r"\{").replace("}", r"\}")):
+        renderer().markdown(md, "t")
+
+
+def test_a_code_cells_markdown_links_point_at_the_notebook_of_their_label():
+    r = renderer()
+    assert r.output_links("| [why](#sec-b) | [here](#ch-a) |", "t") == "| [why](02_b.ipynb#sec-b) | [here](#ch-a) |"
+    with pytest.raises(outputs.RenderError, match="holds the role"):
+        r.output_links("computed in {ref}`sec-b`", "t")
+    with pytest.raises(outputs.RenderError, match="unknown label 'gone'"):
+        r.output_links("[x](#gone)", "t")
