@@ -16,7 +16,7 @@ TORCH_PIN ?= torch==2.13.0
 CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
 
-.PHONY: help book test test-fast test-portable test-oracle check-html check-lab bench-widgets-live lab lint lint-workflow outputs bench ioi-model vendor clean distclean
+.PHONY: help book pdf check-pdf test test-fast test-portable test-oracle check-html check-lab bench-widgets-live lab lint lint-workflow outputs bench ioi-model vendor clean distclean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/'
@@ -40,10 +40,45 @@ $(TORCH_STAMP): $(STAMP) requirements-oracle.txt
 	$(BIN)/python -m pip install -q -r requirements-oracle.txt
 	touch $@
 
-book: $(STAMP)  ## build the HTML book, every notebook executed, 0 warnings
+# The edition that `make book` and `make pdf` build: instructor (with the worked solutions, the default) or student
+# (without them; README, "Editions"). Each has its own folder, so both can exist side by side.
+EDITION ?= instructor
+ifeq ($(EDITION),instructor)
+BOOK_OUT := _build
+else ifeq ($(EDITION),student)
+BOOK_OUT := _build/student
+else
+$(error EDITION must be instructor or student, not "$(EDITION)")
+endif
+HTML := $(BOOK_OUT)/html
+
+book: $(STAMP)  ## build the HTML book, every notebook executed, 0 warnings (EDITION=student: without worked solutions)
+ifeq ($(EDITION),instructor)
 	rm -rf _build/html _build/jupyter_execute  # no stale pages from an earlier build
-	$(BIN)/jupyter-book build -W -n --keep-going .
-	@echo "The book is at $(CURDIR)/_build/html/index.html"
+	BYHAND_EDITION=instructor $(BIN)/jupyter-book build -W -n --keep-going .
+else
+	rm -rf $(BOOK_OUT)
+	BYHAND_EDITION=$(EDITION) $(BIN)/jupyter-book build -W -n --keep-going --path-output $(BOOK_OUT) .
+	mv $(BOOK_OUT)/_build/html $(HTML)  # Jupyter Book writes to <path-output>/_build/html
+endif
+	@echo "The book is at $(CURDIR)/$(HTML)/index.html"
+
+# `make pdf` prints the built HTML; it builds the book first only if there is none.
+$(HTML)/index.html:
+	$(MAKE) book EDITION=$(EDITION)
+
+pdf: $(STAMP) $(HTML)/index.html  ## PDFs of each part and of the whole book, from the built HTML, in _build/pdf/<edition>/
+	@test -x "$(CHROMIUM)" || { echo "installing Debian's chromium (needs root)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium > /dev/null; }
+	$(BIN)/python tools/pdf.py --edition $(EDITION) --site $(HTML)
+
+# The editions whose PDFs `make check-pdf` makes and checks; the student one needs its own build of the book.
+CHECK_EDITIONS ?= instructor student
+check-pdf: $(STAMP)  ## make pdf for both editions, then check them with poppler: pages, size, titles, margins, no solutions in the student one
+	@command -v pdftoppm > /dev/null || { echo "installing Debian's poppler-utils (needs root)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils > /dev/null; }
+	for e in $(CHECK_EDITIONS); do $(MAKE) pdf EDITION=$$e; done
+	$(BIN)/python tools/check_pdf.py
 
 # two workers, each taking whole files (a notebook's cells must stay on one worker)
 XDIST ?= -n 2 --dist loadfile
