@@ -112,3 +112,8 @@ def test_interactive_view_redraws_from_the_controls():
     assert box.children[0].children[0] is slider
 
 
+
+
+def test_without_a_description_the_setting_is_said_once():
+    sl = static_slider(draw_line, sweep({"slope": 1.0}, "slope", [1.0, -2.0]), label, figsize=(3, 2), dpi=50)
+    assert 'aria-valuetext="slope = 1.0"' in sl.html and "slope = 1.0: slope = 1.0" not in sl.html

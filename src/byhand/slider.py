@@ -99,8 +99,9 @@ _SCRIPT = """<script>
     img.src = data.frames[k];
     img.alt = data.alts[k];
     caption.textContent = data.labels[k];
-    range.setAttribute("aria-valuetext", data.labels[k] + ": " + data.alts[k]);
+    range.setAttribute("aria-valuetext", said(k));
   }
+  function said(k) { return data.alts[k] === data.labels[k] ? data.labels[k] : data.labels[k] + ": " + data.alts[k]; }
   function stop() { if (timer) { clearInterval(timer); timer = null; play.textContent = "Play"; } }
   range.addEventListener("input", function () { stop(); show(+range.value); });
   root.querySelector(".byhand-slider-prev").addEventListener("click", function () { stop(); show(+range.value - 1); });
@@ -116,7 +117,7 @@ _SCRIPT = """<script>
     var fig = document.createElement("figure"), im = document.createElement("img"), cap = document.createElement("figcaption");
     fig.className = "byhand-strip-frame";
     im.src = data.frames[k]; im.alt = data.alts[k]; im.width = img.width; im.height = img.height;
-    cap.textContent = data.labels[k] + ": " + data.alts[k];
+    cap.textContent = said(k);
     fig.appendChild(im); fig.appendChild(cap); strip.appendChild(fig);
   });
 })();
@@ -147,7 +148,7 @@ def player_html(frames: Sequence[bytes], labels: Sequence[str], alts: Sequence[s
 <img class="byhand-slider-img" id="bhs-{uid}-img" src="{uris[0]}" width="{width}" height="{height}" alt="{esc(alts[0])}" style="display: block; max-width: 100%; height: auto;">
 <div class="byhand-slider-controls" style="display: flex; flex-wrap: wrap; align-items: center; gap: 0.25em; margin: 0.25em 0;">
 <button class="byhand-slider-prev" {button} aria-label="Previous frame">&#8249;</button>
-<input type="range" id="bhs-{uid}-range" min="0" max="{len(frames) - 1}" step="1" value="0" aria-label="{esc(name)}" aria-valuetext="{esc(labels[0] + ': ' + alts[0])}" aria-controls="bhs-{uid}-img" style="width: min(374px, 100%);">
+<input type="range" id="bhs-{uid}-range" min="0" max="{len(frames) - 1}" step="1" value="0" aria-label="{esc(name)}" aria-valuetext="{esc(labels[0] if alts[0] == labels[0] else labels[0] + ': ' + alts[0])}" aria-controls="bhs-{uid}-img" style="width: min(374px, 100%);">
 <button class="byhand-slider-next" {button} aria-label="Next frame">&#8250;</button>
 <button class="byhand-slider-play" {button}>Play</button>
 </div>
