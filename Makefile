@@ -16,7 +16,7 @@ TORCH_PIN ?= torch==2.13.0
 CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
 
-.PHONY: help book pdf check-pdf test test-fast test-portable test-oracle check-html check-lab bench-widgets-live lab lint lint-workflow outputs bench ioi-model vendor clean distclean
+.PHONY: help book pdf check-pdf test test-fast test-portable test-oracle check-html check-a11y check-lab bench-widgets-live lab lint lint-workflow outputs bench ioi-model vendor clean distclean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/'
@@ -121,6 +121,9 @@ check-html: $(STAMP)  ## open every built page in headless Chromium, offline; sc
 	@test -x "$(CHROMIUM)" || { echo "installing Debian's chromium (needs root)"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium > /dev/null; }
 	$(BIN)/python tools/check_html.py
+
+check-a11y: $(STAMP)  ## axe-core's WCAG 2.1 A/AA rules on every built page, both modes, 1400 and 390 px (counts per rule)
+	$(BIN)/python tools/check_a11y.py
 
 check-lab: $(STAMP)  ## JupyterLab + headless Chromium: run chapter 01, move its slider, check the live figure
 	@test -x "$(CHROMIUM)" || { echo "installing Debian's chromium (needs root)"; \

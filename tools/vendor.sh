@@ -6,17 +6,18 @@ set -euo pipefail
 MATHJAX=mathjax@3.2.2
 WIDGETS=@jupyter-widgets/html-manager@1.0.6   # the manager for ipywidgets 8 (widget protocol 2)
 REQUIREJS=requirejs@2.3.7
+AXE=axe-core@4.14.1                            # the accessibility checker of tools/check_a11y.py
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cd "$work"
-npm pack --silent "$MATHJAX" "$WIDGETS" "$REQUIREJS" > /dev/null
+npm pack --silent "$MATHJAX" "$WIDGETS" "$REQUIREJS" "$AXE" > /dev/null
 for f in *.tgz; do mkdir -p "${f%.tgz}"; tar xzf "$f" -C "${f%.tgz}"; done
 
 out="$root/_vendor"
 rm -rf "$out"
-mkdir -p "$out/mathjax/input/tex" "$out/mathjax/output/chtml/fonts" "$out/widgets" "$out/requirejs"
+mkdir -p "$out/mathjax/input/tex" "$out/mathjax/output/chtml/fonts" "$out/widgets" "$out/requirejs" "$out/axe"
 
 mj=mathjax-3.2.2/package
 cp "$mj/LICENSE" "$mj/es5/tex-chtml.js" "$out/mathjax/"
@@ -33,5 +34,8 @@ cp "$root/tools/widgets-setup.js" "$out/widgets/setup.js"            # ours: mod
 rj=requirejs-2.3.7/package
 cp "$rj/require.js" "$out/requirejs/"
 sed -n '1,/\*\//p' "$rj/require.js" > "$out/requirejs/LICENSE"       # the licence header of require.js (MIT)
+
+ax=axe-core-4.14.1/package
+cp "$ax/axe.min.js" "$ax/LICENSE" "$ax/LICENSE-3RD-PARTY.txt" "$out/axe/"  # injected by check_a11y, never by a page
 
 du -sh "$out"
