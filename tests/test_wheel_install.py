@@ -70,7 +70,7 @@ def test_a_wheel_install_builds_the_index_and_a_chapters_exercises(tmp_path):
 
     assert Path(got["file"]).resolve().is_relative_to(site.resolve()), got["file"]  # the wheel's copy, not src/
     book = [e for e in all_exercises() if e.solve.__module__.startswith("byhand.exercises.part")]
-    assert got["count"] == len(book) and all(f"<{e.anchor}>`" in got["markdown"] for e in book)
+    assert got["count"] == len(book) and all(f"[{e.key}](#{e.anchor})" in got["markdown"] for e in book)
     here = {e.key: e.solve().answer for e in book if e.chapter == "40_inside_the_model"}
     assert set(got["answers"]) == set(here) and got["answers"]["inside.2"] == pytest.approx(here["inside.2"], rel=1e-9)
     assert "data-exercise" in got["box"] and "type a number" in got["verdict"]
