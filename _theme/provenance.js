@@ -13,6 +13,8 @@
   function place(a, tip) {
     const r = a.getBoundingClientRect();
     const vw = document.documentElement.clientWidth, vh = window.innerHeight, gap = 6;
+    // the CSS cap (100vw) counts a visible scrollbar; the room the popover really has is the client width
+    tip.style.maxWidth = Math.min(480, vw - 2 * gap) + "px";
     const w = tip.offsetWidth, h = tip.offsetHeight;
     let top = r.bottom + gap;
     if (top + h > vh - gap && r.top - gap - h >= gap) top = r.top - gap - h;  // no room below: above

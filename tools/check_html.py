@@ -174,7 +174,9 @@ def page_weight(path: Path) -> int:
     html = path.read_text(errors="replace")
     total = len(html.encode())
     for ref in set(re.findall(r'(?:src|href)="([^"#?]+)', html)):
-        if ref.startswith(("http", "data:", "mailto:")) or "_static/" in ref or ref.endswith(".html"):
+        # _sources/ holds the download menu's files (.md, .ipynb): fetched only when a reader asks for them
+        if ref.startswith(("http", "data:", "mailto:")) or "_static/" in ref or "_sources/" in ref or \
+                ref.endswith(".html"):
             continue
         target = (path.parent / ref).resolve()
         if target.is_file():
@@ -281,7 +283,8 @@ def check_answers(page) -> tuple[list[tuple[str, str]], int]:
         far = data["answer"] + 1000 * data["tol"] + abs(data["answer"]) + 1
         tries = [(typed(data["answer"], data["tol"]), "Right."),
                  (typed(far, data["tol"]), "Not yet: that is too high.")]
-        tries += [(typed(v, data["tol"]), "Not yet: " + hint) for hint, v in data["wrong"][:2]]
+        # a known mistake is matched within its own tolerance where it carries one ([hint, value, tol])
+        tries += [(typed(w[1], w[2] if len(w) > 2 else data["tol"]), "Not yet: " + w[0]) for w in data["wrong"][:2]]
         tries.append(("twelve", "Type a number"))
         for text, want in tries:
             entry.scroll_into_view_if_needed()
