@@ -275,7 +275,6 @@ def render(nb, stem: str, glued: dict, targets: dict, bib: dict):
     nb = copy.deepcopy(nb)
     r = Renderer(stem, glued, targets, bib)
     for k, cell in enumerate(nb.cells):
-        cell.pop("id", None)
         cell.metadata.pop("execution", None)
         if cell.cell_type == "markdown":
             cell.source = r.markdown(cell.source, f"{stem}.md, Markdown cell {k}")
@@ -292,7 +291,6 @@ def render(nb, stem: str, glued: dict, targets: dict, bib: dict):
             "### Works cited\n\n" + "\n".join(f"- {bib[k]['entry']} [Bibliography](bibliography.ipynb#{k})"
                                              for k in refs)))
     nb.metadata = {k: nb.metadata[k] for k in ("kernelspec", "language_info", "widgets") if k in nb.metadata}
-    nb.metadata.pop("jupytext", None)
     _renumber_widgets(nb, stem)
     nb.nbformat, nb.nbformat_minor = 4, 5
     for k, cell in enumerate(nb.cells):  # stable cell ids, made from the chapter and the position
