@@ -87,7 +87,9 @@
     target.classList.remove("prov-flash");
     void target.offsetWidth;  // restart the highlight if it is still running
     target.classList.add("prov-flash");
-    setTimeout(function () { target.classList.remove("prov-flash"); }, 2000);
+    // one timer per cell: an earlier link's timer must not end this highlight early
+    clearTimeout(target._provFlash);
+    target._provFlash = setTimeout(function () { target.classList.remove("prov-flash"); }, 2000);
     return true;
   }
 
