@@ -24,6 +24,18 @@ def test_internal_consistency_of_the_reported_figures():
     assert math.exp(f["logit gap to the runner-up"]) == pytest.approx(f["P(answer)"] / f["P(runner-up)"], rel=0.01)
     # the sentence's cost is -log of its probability
     assert -math.log(f["P(sentence)"]) == pytest.approx(f["-log P(sentence)"], abs=0.1)
+    # the article's e^1.66 is its ratio of 5.3, and 0.677 / 0.128 rounds to it too
+    assert math.exp(f["logit gap to the runner-up"]) == pytest.approx(f["ratio of the answer to the runner-up"], abs=0.05)
+    assert f["P(answer)"] / f["P(runner-up)"] == pytest.approx(f["ratio of the answer to the runner-up"], abs=0.05)
+    # a word's cost is -log of its p; p is printed to one significant figure, so only to about 0.2 nats
+    for word in ("the answer's first mention", "' drink'"):
+        assert -math.log(f[f"P of {word}"]) == pytest.approx(f[f"cost of {word}"], abs=0.2), word
+    # had John been the answer, the loss is -log P(John): 0.023 printed to 3 decimals spans 3.75 .. 3.79
+    assert -math.log(f["P(subject)"]) == pytest.approx(f["loss if the subject were the answer"], abs=0.04)
+    # a wrong word's slope p - y is its probability
+    assert f["dloss/dz of the runner-up"] == f["P(runner-up)"] and f["dloss/dz of the subject"] == f["P(subject)"]
+    # the least likely token is far below every probability the article names
+    assert f["smallest P"] < 1e-12
 
 
 def test_source_is_cited_by_title_and_key():

@@ -145,8 +145,11 @@ def test_any_tokenizer_and_config():
     config = GPTConfig(vocab_size=6, context=8, d_model=8, n_heads=2, n_layers=1, d_ff=8, tie_weights=False,
                        gelu="erf")
     params = init_gpt_params(config, seed=1, std=0.5)
-    r = six_ideas_numbers(params, config, Words(), "the cat sat on the", " cat", steps=2, top_k=3)
+    r = six_ideas_numbers(params, config, Words(), "the cat sat on the", " cat", steps=2, top_k=3, watch=(" mat",))
     assert r.sentence.words == ("cat", "sat", "on", "the", "cat")  # the first word is not predicted
+    s = summary(r)
+    assert s["dloss/dz of ' mat'"] == pytest.approx(r.final.probs[4]) and "cost of ' mat'" not in s  # not in the text
+    assert s["cost of the answer's first mention"] == pytest.approx(r.sentence.costs[0])  # "cat" after "the"
     assert r.final.top_words[0] == Words.words[int(np.argmax(r.final.probs))] and len(r.final.top_ids) == 3
     y = np.eye(6)[1]
     np.testing.assert_allclose(r.final.dh, params["W_out"] @ (r.final.probs - y), atol=1e-14)
@@ -175,8 +178,8 @@ def test_summary_has_the_reported_keys(r):
     s = summary(r)
     long = six_ideas_numbers(PARAMS, CONFIG, VOCAB, PROMPT, " Mary", layer=1, head=2, lr=0.05, steps=10,
                              subject=" John")
-    # ten steps and a subject: every reported figure has its counterpart, plus the smallest probability
-    assert set(summary(long)) == set(gpt2_reported()) | {"smallest P"}
+    # ten steps and a subject: every reported figure has its counterpart, plus the watched words' other figures
+    assert set(summary(long)) == set(gpt2_reported()) | {"P of ' the'", "cost of ' the'", "dloss/dz of ' drink'"}
     assert "loss after 10 steps" not in s and s["loss after 1 step"] == r.sgd.loss[1]
     assert "P(subject)" not in s and "scaled share of the subject" not in s  # no subject given
     p = r.final.probs
@@ -184,6 +187,13 @@ def test_summary_has_the_reported_keys(r):
     assert s["P(runner-up)"] == max(others) and s["smallest P"] == min(p)
     assert np.isclose(s["logit gap to the runner-up"], np.log(s["P(answer)"] / s["P(runner-up)"]))  # e^gap = ratio
     assert s["dloss/dz of the answer"] == pytest.approx(s["P(answer)"] - 1)
+    assert s["ratio of the answer to the runner-up"] == pytest.approx(np.exp(s["logit gap to the runner-up"]))
+    assert s["dloss/dz of the runner-up"] == pytest.approx(s["P(runner-up)"])  # a wrong word's slope is its p
+    assert s["dloss/dz of ' the'"] == pytest.approx(p[VOCAB.index["the"]])
+    # the first "Mary" is token 2 of the prompt, so sentence cost 1 (cost t - 1 belongs to token t); "drink" is 13
+    probs_by_prefix = [softmax(gpt_forward(PARAMS, VOCAB.encode(PROMPT)[:t], CONFIG)[0][-1]) for t in (2, 13)]
+    assert s["P of the answer's first mention"] == pytest.approx(probs_by_prefix[0][VOCAB.index["Mary"]])
+    assert s["cost of ' drink'"] == pytest.approx(-np.log(probs_by_prefix[1][VOCAB.index["drink"]]))
     assert s["q.k at the answer"] == pytest.approx(r.head.raw[2]) and s["P(sentence)"] == r.sentence.product
     assert s["words in the sentence"] == len(ioi.tokenize(PROMPT)) + 1 and s["learning rate"] == 0.05
     assert all(isinstance(v, float) for v in s.values())
@@ -195,6 +205,8 @@ def test_subject_probability_and_share_over_both_mentions():
     assert r.subject_id == john and r.subject_pos == (4, 10)  # <bos> When Mary and John ... , John gave
     s = summary(r)
     assert s["P(subject)"] == r.final.probs[john]
+    assert s["loss if the subject were the answer"] == pytest.approx(-np.log(r.final.probs[john]))
+    assert s["dloss/dz of the subject"] == pytest.approx(r.final.probs[john])  # y is 0 at John
     _, cache = gpt_forward(PARAMS, VOCAB.encode(PROMPT)[None], CONFIG)
     row = cache["trace"]["block1.attn.P"][0, 2, -1]  # head 1.2's attention from the final position
     assert s["scaled share of the subject"] == pytest.approx(row[4] + row[10], abs=1e-14)

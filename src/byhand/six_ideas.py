@@ -96,6 +96,8 @@ class SixIdeas:
     sgd: SGDRun
     subject_id: int | None = None  # id of the subject token (the name that should lose), if one was given
     subject_pos: tuple[int, ...] = ()  # its positions in the prompt
+    answer_first: int | None = None  # index into sentence.costs of the answer's first mention in the prompt
+    watch: tuple[tuple[str, int, int | None], ...] = ()  # (word as given, its id, index into sentence.costs or None)
 
 
 def answer_ids(tokenizer, prompt: str, answer: str) -> tuple[np.ndarray, int]:
@@ -153,7 +155,7 @@ def _sentence(params, config, full, decode) -> SentenceProb:
 def six_ideas_numbers(params: dict, config: GPTConfig, tokenizer, prompt: str = EXAMPLE, answer: str = " Mary",
                       layer: int | None = None, head: int | None = None, key_pos: int | None = None,
                       lr: float = 2e-5, steps: int = 10, top_k: int = 5, line_scales=(),
-                      subject: str | None = None) -> SixIdeas:
+                      subject: str | None = None, watch: tuple[str, ...] = (" the", " drink")) -> SixIdeas:
     """The six ideas' computations for ``prompt`` -> ``answer`` on any byhand GPT; ``params`` are not modified.
 
     layer/head pick the attention head (for GPT-2 small, "The math inside a transformer" uses 9, 9, a name-mover
@@ -161,7 +163,9 @@ def six_ideas_numbers(params: dict, config: GPTConfig, tokenizer, prompt: str = 
     the answer's first mention (key_pos, by default found in the prompt): a choice by attention alone. The loss
     is -log P(answer) at the final position only; ``steps`` SGD steps of size ``lr`` follow, and ``line_scales``
     adds the loss at theta - s * lr * g for each s (g the first gradient). ``subject`` (e.g. " John") records
-    the id and positions of the name that should lose, for ``summary``. Arrays come back in the params' dtype.
+    the id and positions of the name that should lose, for ``summary``. ``watch`` names words whose slope at the
+    final position and cost in the sentence ``summary`` reports (by default the two that "The math inside a
+    transformer" singles out). Arrays come back in the params' dtype.
     """
     if (layer is None) != (head is None):
         raise ValueError("give both layer and head, or neither")
@@ -195,17 +199,27 @@ def six_ideas_numbers(params: dict, config: GPTConfig, tokenizer, prompt: str = 
     line = [gpt_loss({n: params[n] - float(s) * lr * g0[n] for n in params}, batch, config) for s in scales]
     run = SGDRun(lr=lr, loss=np.array(losses), p_answer=np.array(p_answer), p_top=np.stack(p_top),
                  line_scales=scales, line_loss=np.array(line))
-    full = np.append(ids, a)  # (T + 1,)
+    full = np.append(ids, a)  # (T + 1,); sentence.costs[t - 1] is the cost of full[t]
+
+    def first(i):  # index into sentence.costs of the first t >= 1 with full[t] == i, or None
+        hits = np.flatnonzero(full[1:] == i)
+        return int(hits[0]) if hits.size else None
+
+    watched = tuple((w, i, first(i)) for w, i in ((w, answer_ids(tokenizer, prompt, w)[1]) for w in watch))
+    first_a = first(a)
     return SixIdeas(final=final, head=head_scores, sentence=_sentence(params, config, full, tokenizer.decode), sgd=run,
-                    subject_id=subject_id, subject_pos=subject_pos)
+                    subject_id=subject_id, subject_pos=subject_pos,
+                    answer_first=first_a if first_a is not None and first_a < full.size - 2 else None, watch=watched)
 
 
 def summary(r: SixIdeas) -> dict[str, float]:
     """The headline numbers of a ``SixIdeas`` as plain floats, under the keys of ``byhand.reported.gpt2_reported()``.
 
     The runner-up is the most likely token other than the answer; "after n steps" needs at least n steps;
-    "P(subject)" and "scaled share of the subject" (summed over every mention) need ``subject``. One key more
-    than the reported figures: "smallest P", the least likely token's probability.
+    "P(subject)", "dloss/dz of the subject", "loss if the subject were the answer" and "scaled share of the
+    subject" (summed over every mention) need ``subject``; the answer's first mention needs one in the prompt. Each
+    watched word w adds "dloss/dz of w" and, if it occurs in the sentence, "P of w" and "cost of w" (keys spell w
+    with ``repr``, quotes and leading space included); keys beyond the reported figures are the price of that.
     """
     f, h, s = r.final, r.head, r.sentence
     a = f.answer_id
@@ -217,15 +231,28 @@ def summary(r: SixIdeas) -> dict[str, float]:
         out["scaled share of the subject"] = h.share_scaled[list(r.subject_pos)].sum()
     out.update({"logit of the answer": f.logits[a], "mean logit": f.logits.mean(),
                 "logit gap to the runner-up": f.logits[a] - f.logits[rival], "P(answer)": f.p_answer,
-                "P(runner-up)": f.probs[rival]})
+                "P(runner-up)": f.probs[rival], "ratio of the answer to the runner-up": f.p_answer / f.probs[rival]})
     if r.subject_id is not None:
         out["P(subject)"] = f.probs[r.subject_id]
-    out.update({"loss = -log P(answer)": f.loss, "dloss/dz of the answer": f.dlogits[a],
-                "words in the sentence": len(s.words), "P(sentence)": s.product, "-log P(sentence)": s.total_cost,
-                "learning rate": r.sgd.lr})
+    out["smallest P"] = f.probs.min()
+    out["loss = -log P(answer)"] = f.loss
+    if r.subject_id is not None:
+        out["loss if the subject were the answer"] = -np.log(f.probs[r.subject_id])
+    out.update({"dloss/dz of the answer": f.dlogits[a], "dloss/dz of the runner-up": f.dlogits[rival]})
+    for w, i, _ in r.watch:
+        out[f"dloss/dz of {w!r}"] = f.dlogits[i]
+    if r.subject_id is not None:
+        out["dloss/dz of the subject"] = f.dlogits[r.subject_id]
+    out.update({"words in the sentence": len(s.words), "P(sentence)": s.product, "-log P(sentence)": s.total_cost})
+    if r.answer_first is not None:
+        out["P of the answer's first mention"] = s.probs[r.answer_first]
+        out["cost of the answer's first mention"] = s.costs[r.answer_first]
+    for w, _, t in r.watch:
+        if t is not None:
+            out[f"P of {w!r}"], out[f"cost of {w!r}"] = s.probs[t], s.costs[t]
+    out["learning rate"] = r.sgd.lr
     for n in (1, 10):
         if r.sgd.loss.size > n:
             out[f"loss after {n} step{'s' * (n > 1)}"] = r.sgd.loss[n]
             out[f"P(answer) after {n} step{'s' * (n > 1)}"] = r.sgd.p_answer[n]
-    out["smallest P"] = f.probs.min()
     return {k: float(v) for k, v in out.items()}
