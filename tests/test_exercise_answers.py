@@ -40,7 +40,7 @@ _COS = 1e-4 + (2e-3 - 1e-4) * 0.5 * (1 + math.cos(math.pi * (1430 - 100) / (2000
 PINNED = {
     "dot.1": (3 * 0.5 + (-2) * (-1.5) + 1 * (-2) + 0.5 * 4, "the four products of q = [3, −2, 1, 0.5] and k, added"),
     "dot.2": (3 * 0.5, "only the product q[0]·k[0] changes, by q[0]·Δ"),
-    "softmax.1": (E**2 / (E**2 + E + 1), "e² / (e² + e¹ + e⁰) for z = [2, 1, 0]"),
+    "softmax.1": (E**2 / (E**2 + E + 1 / E), "e² / (e² + e¹ + e⁻¹) for z = [2, 1, −1]"),
     "softmax.2": (1.0, "z[1] + 1 = z[0]: two equal logits have equal probabilities"),
     "logs.1": (math.log(E**2 + E + 1) - 1, "−log(e¹ / (e² + e + 1)) for z = [2, 1, 0], word 1"),
     "logs.2": (-math.log(0.5 * 0.25 * 0.8 * 0.1), "the sum of −log p is −log of the product, 0.01"),

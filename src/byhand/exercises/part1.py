@@ -16,8 +16,8 @@ from . import Solution, exercise
 INPUTS = {
     "dot.1": {"q": np.array([3.0, -2.0, 1.0, 0.5]), "k": np.array([0.5, -1.5, -2.0, 4.0])},
     "dot.2": {"q": np.array([3.0, -2.0, 1.0, 0.5]), "k": np.array([0.5, -1.5, -2.0, 4.0]), "j": 0, "delta": 0.5},
-    "softmax.1": {"z": np.array([2.0, 1.0, 0.0])},
-    "softmax.2": {"z": np.array([2.0, 1.0, 0.0]), "j": 1, "bump": 1.0},
+    "softmax.1": {"z": np.array([2.0, 1.0, -1.0])},
+    "softmax.2": {"z": np.array([2.0, 1.0, -1.0]), "j": 1, "bump": 1.0},
     "logs.1": {"z": np.array([2.0, 1.0, 0.0]), "target": 1},
     "logs.2": {"p": np.array([0.5, 0.25, 0.8, 0.1])},
     "logs.3": {"p": np.array([0.5, 0.25, 0.8, 0.1]), "i": 2, "factor": 0.5},
@@ -56,9 +56,11 @@ def _dot_2():
 def _softmax_1():
     z = INPUTS["softmax.1"]["z"]
     p, _ = softmax_forward(z)
-    # z[0]/Σz, dividing the logits themselves, is no hint here: on these logits it lands within 0.0015 of p[0]
+    # the logits sum to 2 = z[0], so dividing the logits themselves gives 1, a probability no softmax of three gives
     return Solution(p[0], {"that is e^z[0] before dividing by the sum of all three exponentials.": np.exp(z[0]),
-                           "the sum has three terms: e^z[2] = e^0 = 1 counts too.": np.exp(z[0]) / np.exp(z[:2]).sum()})
+                           "the sum has three terms: e^z[2] = e^(-1) counts too.": np.exp(z[0]) / np.exp(z[:2]).sum(),
+                           "that divides the logits themselves, z[0] / (z[0] + z[1] + z[2]); exponentiate first. A "
+                           "softmax never gives one word all of the probability.": z[0] / z.sum()})
 
 
 @exercise("softmax.2", "02_softmax", "predict", 2,
