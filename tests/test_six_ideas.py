@@ -58,6 +58,7 @@ def test_head_scores(r):
     assert r.head.key_pos == key_pos == 2
     np.testing.assert_allclose(r.head.q, Q[-1], atol=1e-14)
     np.testing.assert_allclose(r.head.k, K[key_pos], atol=1e-14)
+    np.testing.assert_allclose(r.head.keys, K, atol=1e-14)  # every position's key
     terms = [Q[-1][i] * K[key_pos][i] for i in range(4)]
     np.testing.assert_allclose(r.head.running, [sum(terms[:n + 1]) for n in range(4)], atol=1e-14)
     np.testing.assert_allclose(r.head.raw, K @ Q[-1], atol=1e-14)

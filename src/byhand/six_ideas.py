@@ -56,6 +56,7 @@ class HeadScores:
     key_pos: int  # position of the answer's first mention (the key under the microscope)
     q: np.ndarray  # (d_k,) query at the final position, bias included
     k: np.ndarray  # (d_k,) key at key_pos
+    keys: np.ndarray  # (T, d_k) the head's key at every position; keys[key_pos] is k
     running: np.ndarray  # (d_k,) running total of q_i k_i; its last entry is q . k
     raw: np.ndarray  # (T,) q . K_t for every position t
     scaled: np.ndarray  # (T,) raw / sqrt(d_k): the scores attention uses
@@ -136,7 +137,7 @@ def _final_and_head(trace, ids, a, tokenizer, config, layer, head, key_pos, top_
     q, k = Q[-1], K[key_pos]  # (d_k,), (d_k,)
     raw = K @ q  # (T,) unscaled scores of the final query against every key
     scaled = raw / np.sqrt(q.shape[-1])  # (T,)
-    head_scores = HeadScores(layer=layer, head=head, key_pos=key_pos, q=q, k=k, running=np.cumsum(q * k),
+    head_scores = HeadScores(layer=layer, head=head, key_pos=key_pos, q=q, k=k, keys=K, running=np.cumsum(q * k),
                              raw=raw, scaled=scaled, share_raw=softmax_forward(raw)[0],
                              share_scaled=softmax_forward(scaled)[0])
     return final, head_scores
