@@ -26,7 +26,7 @@ TOY_CONFIG = GPTConfig(vocab_size=len(VOCAB), context=5, d_model=16, n_heads=2, 
                        tie_weights=False)
 
 # Standard deviations of the toy initialisation (see toy_params for why). Weights (d_in, d_out).
-_STD = {
+TOY_INIT_STD = {
     "E": 1.0,  # token embeddings: unit scale, so tokens differ clearly
     "P": 0.5,  # learned positions: half the token scale, visible but not dominant
     "attn.W_q": 0.3,  # ~1.2 / sqrt(d_model): scores spread over a few units, attention rows peaked
@@ -37,7 +37,7 @@ _STD = {
     "ffn.W_2": 0.125,  # 1 / sqrt(d_ff)
     "W_out": 0.25,  # 1 / sqrt(d_model): logits of order 1, probabilities neither flat nor one-hot
 }
-_BIAS_STD = 0.05  # attention and FFN biases: small, but nonzero so that they visibly act
+TOY_BIAS_STD = 0.05  # attention and FFN biases: small, but nonzero so that they visibly act
 
 
 def tokenize(text: str) -> np.ndarray:
@@ -107,10 +107,10 @@ def toy_params(seed: int = TOY_SEED, dtype=np.float64) -> dict[str, np.ndarray]:
     for name, shape in gpt_param_shapes(TOY_CONFIG).items():
         key = name.split(".", 1)[-1] if name.startswith("block") else name  # "block0.attn.W_q" -> "attn.W_q"
         leaf = name.rsplit(".", 1)[-1]
-        if key in _STD:
-            params[name] = (rng.standard_normal(shape) * _STD[key]).astype(dtype)
+        if key in TOY_INIT_STD:
+            params[name] = (rng.standard_normal(shape) * TOY_INIT_STD[key]).astype(dtype)
         elif leaf.startswith("b_"):
-            params[name] = (rng.standard_normal(shape) * _BIAS_STD).astype(dtype)
+            params[name] = (rng.standard_normal(shape) * TOY_BIAS_STD).astype(dtype)
     return params
 
 
