@@ -38,7 +38,7 @@ import numpy as np
 
 from byhand.checks import as_float, check_dict, check_finite, check_instance, check_params, float_dtype
 from byhand.gpt import GPTConfig, gpt_forward, gpt_param_shapes
-from byhand.reported import gpt2_reported, gpt2_source
+from byhand.reported import gpt2_source
 from byhand.six_ideas import SixIdeas, six_ideas_numbers, summary
 from byhand.softmax import log_softmax_forward
 
@@ -374,16 +374,16 @@ def sentence_countings(params: dict, config: GPTConfig, tokenizer: HFTokenizer, 
 def gpt2_figures(path, layer: int = LAYER, head: int = HEAD, dtype=np.float32) -> GPT2Figures:
     """Load the checkpoint folder ``path``, run the appendix's computations, and set them beside the reported figures.
 
-    The prompt, answer, learning rate and step count are the source's (``gpt2_source``, ``gpt2_reported``);
+    The prompt, answer, learning rate and step count are the source's (``gpt2_source``, ``reported_as_printed``);
     ``layer``/``head`` default to head 9.9, which only GPT-2 small has. The sentence's figures take the first way
     of counting (``sentence_countings``) whose number of factors and cost both agree with the reported ones, or,
     when none does, the first with the reported number of factors, else the first.
     """
     params, config = load_gpt2(path, dtype=dtype)
     tokenizer = load_tokenizer(path)
-    source, reported, printed = gpt2_source(), gpt2_reported(), reported_as_printed()
+    source, printed = gpt2_source(), reported_as_printed()
     run = six_ideas_numbers(params, config, tokenizer, source["prompt"], source["answer"], layer=layer, head=head,
-                            lr=reported["learning rate"], steps=STEPS, subject=SUBJECT)
+                            lr=float(printed["learning rate"]), steps=STEPS, subject=SUBJECT)
     computed = summary(run)  # six_ideas_numbers leaves params as they were: the sentence is scored before any step
     ways = sentence_countings(params, config, tokenizer, source["prompt"] + source["answer"])
 
@@ -396,8 +396,8 @@ def gpt2_figures(path, layer: int = LAYER, head: int = HEAD, dtype=np.float32) -
     order = list(ways)
     counting = next((w for w in order if sentence_values(w)[1]), None)
     if counting is None:
-        n_reported = reported.get("words in the sentence")
-        counting = next((w for w in order if ways[w][0] == n_reported), order[0])
+        n_printed = printed.get("words in the sentence")
+        counting = next((w for w in order if str(ways[w][0]) == n_printed), order[0])
     computed.update(sentence_values(counting)[0])
     missing = [k for k in printed if k not in computed]
     if missing:
