@@ -260,3 +260,12 @@ def test_a_figure_agrees_within_its_printed_rounding():
     assert not fig(0.6756).agrees and not fig(0.6786).agrees  # 0.676 and 0.679 do not
     assert fig(123.0, setting=True).agrees  # a setting of the run is shown, never compared
     assert not fig(15, printed="14").agrees and fig(14, printed="14").agrees  # counts must match
+
+
+def test_sentence_countings_need_a_start_token():
+    config = gpt2.config_from_hf(TINY)
+    params = gpt2.params_from_hf(hf_tensors(config), config)
+    with pytest.raises(ValueError, match="no start token"):
+        gpt2.sentence_countings(params, config, gpt2.HFTokenizer(tokenizer=None, bos_id=None), "to Mary")
+    with pytest.raises(ValueError, match="tokenizer"):
+        gpt2.sentence_countings(params, config, object(), "to Mary")

@@ -355,6 +355,9 @@ def sentence_countings(params: dict, config: GPTConfig, tokenizer: HFTokenizer, 
     "start token, first word left out": the same, without the first word's own factor.
     "no start token": ``text`` alone, every token after the first predicted (GPT-2's usual loss).
     """
+    check_instance("tokenizer", tokenizer, HFTokenizer)
+    if tokenizer.bos_id is None:
+        raise ValueError("tokenizer has no start token: load it with load_tokenizer(path, bos=True)")
     out = {}
     for name, bos_id in (("start token", tokenizer.bos_id), ("no start token", None)):
         ids = HFTokenizer(tokenizer.tokenizer, bos_id).encode(text)  # (T,)
