@@ -349,10 +349,11 @@ class GPT2Figures:
 
 
 def sentence_countings(params: dict, config: GPTConfig, tokenizer: HFTokenizer, text: str) -> dict:
-    """-log P(text) counted three ways: counting -> (number of next-token factors, summed cost).
+    """-log P(text) counted four ways: counting -> (number of next-token factors, summed cost).
 
     "start token, every token": <|endoftext|> in front, every token of ``text`` predicted.
-    "start token, first word left out": the same, without the first word's own factor.
+    "start token, the answer left out": the same without the last token's factor (the prompt's words alone).
+    "start token, first word left out": the same without the first word's factor.
     "no start token": ``text`` alone, every token after the first predicted (GPT-2's usual loss).
     """
     check_instance("tokenizer", tokenizer, HFTokenizer)
@@ -370,6 +371,7 @@ def sentence_countings(params: dict, config: GPTConfig, tokenizer: HFTokenizer, 
             out[name] = (cost.size, float(cost.sum()))
         else:
             out[name + ", every token"] = (cost.size, float(cost.sum()))
+            out[name + ", the answer left out"] = (cost.size - 1, float(cost[:-1].sum()))
             out[name + ", first word left out"] = (cost.size - 1, float(cost[1:].sum()))
     return out
 
@@ -378,9 +380,10 @@ def gpt2_figures(path, layer: int = LAYER, head: int = HEAD, dtype=np.float32) -
     """Load the checkpoint folder ``path``, run the appendix's computations, and set them beside the reported figures.
 
     The prompt, answer, learning rate and step count are the source's (``gpt2_source``, ``reported_as_printed``);
-    ``layer``/``head`` default to head 9.9, which only GPT-2 small has. The sentence's figures take the first way
-    of counting (``sentence_countings``) whose number of factors and cost both agree with the reported ones, or,
-    when none does, the first with the reported number of factors, else the first.
+    ``layer``/``head`` default to head 9.9, which only GPT-2 small has. The three figures of ``SENTENCE`` take the
+    first way of counting (``sentence_countings``) whose number of factors and cost both agree with the reported
+    ones, or, when none does, the first with the reported number of factors, else the first. Every other figure,
+    the cost of one word of the sentence included, comes from the run with the start token in front.
     """
     params, config = load_gpt2(path, dtype=dtype)
     tokenizer = load_tokenizer(path)

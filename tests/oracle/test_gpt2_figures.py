@@ -73,14 +73,23 @@ def reference(hf, torch, folder):
            "P(answer)": p[a], "P(runner-up)": p[rival], "P(subject)": p[john], "loss = -log P(answer)": -np.log(p[a]),
            "dloss/dz of the answer": p[a] - 1.0, "learning rate": 2e-5}
 
-    ways = {}  # the sentence counted three ways, from transformers' logits
+    the, drink = (tok.encode(src["prompt"] + w, add_special_tokens=False)[len(prompt) - 1] for w in (" the", " drink"))
+    ref.update({"ratio of the answer to the runner-up": p[a] / p[rival], "smallest P": p.min(),
+                "loss if the subject were the answer": -np.log(p[john]), "dloss/dz of the runner-up": p[rival],
+                "dloss/dz of ' the'": p[the], "dloss/dz of the subject": p[john]})  # p - y, y = 0 off the answer
+
+    ways = {}  # the sentence counted four ways, from transformers' logits
     for name, start in (("start token", [bos]), ("no start token", [])):
         full = torch.tensor([start + tok.encode(src["prompt"] + src["answer"], add_special_tokens=False)])
         with torch.no_grad():
             logp = torch.log_softmax(model(input_ids=full).logits[0, :-1], dim=-1)
         cost = -logp[torch.arange(full.shape[1] - 1), full[0, 1:]].numpy()
-        if start:
+        if start:  # one word's cost: the first t >= 1 where the sentence has it, predicted from position t - 1
+            for key, i in (("the answer's first mention", a), ("' drink'", drink)):
+                t = full[0].tolist().index(i, 1)
+                ref[f"P of {key}"], ref[f"cost of {key}"] = np.exp(-cost[t - 1]), cost[t - 1]
             ways["start token, every token"] = (cost.size, cost.sum())
+            ways["start token, the answer left out"] = (cost.size - 1, cost[:-1].sum())
             ways["start token, first word left out"] = (cost.size - 1, cost[1:].sum())
         else:
             ways["no start token"] = (cost.size, cost.sum())
@@ -119,7 +128,7 @@ def test_every_figure_matches_transformers(reference, folder, dtype, rtol):
     r = gpt2.gpt2_figures(folder, layer=LAYER, head=HEAD, dtype=dtype)
     assert [f.name for f in r.figures] == list(gpt2.reported_as_printed())
     assert r.run.final.tokens[0] == "<|endoftext|>" and r.run.final.answer == " Mary"
-    for way, (n, cost) in ways.items():  # all three ways of counting the sentence
+    for way, (n, cost) in ways.items():  # all four ways of counting the sentence
         assert r.sentence[way][0] == n and abs(r.sentence[way][1] - cost) <= rtol * cost, way
     want = with_ways(ref, ways, r.counting)
     bad = {f.name: (f.computed, want[f.name]) for f in r.figures
