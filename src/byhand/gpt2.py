@@ -287,9 +287,10 @@ SUBJECT = " John"  # the name that should lose
 STEPS = 10  # the reported run takes ten plain gradient steps
 SETTINGS = ("learning rate",)  # reported inputs of the run, not results: shown, never compared
 SENTENCE = ("words in the sentence", "P(sentence)", "-log P(sentence)")  # depend on how the tokens are counted
-# Float32 in two libraries (PyTorch's, which printed the figures, and NumPy's here) sums in different orders: a
-# logit of size 100 moves by about 1e-4, 1 % of the last printed unit of the logit gap (0.01). The tolerance
-# widens half a printed unit by 5 % of a unit, so that round-off alone cannot flip a figure across a rounding edge.
+# Two float32 programs (the article's and this one) sum in different orders. Float32 keeps about 7 significant
+# digits, so after 12 layers a logit near -100 is good to about 1e-4 (an estimate): 1 % of the last printed unit of
+# the logit gap (0.01). The tolerance widens half a printed unit by 5 % of a unit, so that round-off alone does not
+# flip a figure across a rounding edge.
 SLACK = 0.05
 
 
