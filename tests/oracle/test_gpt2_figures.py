@@ -9,9 +9,12 @@ attention row, its queries and keys from c_attn's output) and from torch.optim.S
 
 Then the comparison is tested: a stand-in article whose figures are transformers' values printed with the real
 article's digits must agree everywhere, a figure moved by two printed units must not, and the sentence's figures
-must pick the way of counting tokens that the stand-in used.
+must pick the way of counting tokens that the stand-in used. Last, the appendix page itself runs on a tiny GPT-2
+that has a head 9.9, as `make check-gpt2` runs it: it must show the computed column and stop at its check.
 """
+import json
 from decimal import Decimal
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -157,3 +160,29 @@ def test_the_comparison_against_a_stand_in_article(reference, folder, monkeypatc
     r = gpt2.gpt2_figures(folder, layer=LAYER, head=HEAD, dtype=np.float64)
     assert {f.name for f in r.disagree} >= {"P(answer)", "words in the sentence"}
     assert not {f.name for f in r.disagree} - {"P(answer)", "words in the sentence", "P(sentence)", "-log P(sentence)"}
+
+
+def test_the_appendix_runs_a_checkpoint_folder_and_stops_on_a_disagreement(hf, torch, tmp_path, monkeypatch):
+    """The appendix itself, as `make check-gpt2` runs it, on a tiny GPT-2 with a layer 9 and a head 9.
+
+    Its random figures cannot round to GPT-2 small's, so the page must show the computed column, then stop at its
+    check cell and name the figures that disagree: the failure the online job reports.
+    """
+    import jupytext
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    tok = tiny_tokenizer(tmp_path)
+    bos = tok.token_to_id("<|endoftext|>")
+    cfg = hf.GPT2Config(n_layer=10, n_head=10, n_embd=20, vocab_size=tok.get_vocab_size(), n_positions=32,
+                        bos_token_id=bos, eos_token_id=bos)
+    torch.manual_seed(0)
+    hf.GPT2LMHeadModel(cfg).save_pretrained(tmp_path, safe_serialization=True)
+    monkeypatch.setenv("BYHAND_GPT2_DIR", str(tmp_path))  # the kernel inherits it
+    nb = jupytext.read(Path(__file__).resolve().parents[2] / "book" / "49_gpt2.md")
+    with pytest.raises(CellExecutionError, match="computed figures that do not round to the reported ones"):
+        NotebookClient(nb, timeout=600, kernel_name="python3").execute()
+    outputs = [json.dumps(o) for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    assert any("computed here" in o and "rounds to the reported figure" in o for o in outputs)  # the table
+    assert any("found GPT-2 small's files and ran it" in o for o in outputs)  # the status sentence
+    assert not any("was built without GPT-2 small's files" in o for o in outputs)
