@@ -16,7 +16,7 @@ TORCH_PIN ?= torch==2.13.0
 CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
 
-.PHONY: help book pdf check-pdf test test-fast test-portable test-oracle check-html check-a11y check-lab bench-widgets-live lab lint lint-workflow outputs bench ioi-model vendor clean distclean
+.PHONY: help book pdf check-pdf test test-fast test-portable test-oracle check-gpt2 check-html check-a11y check-lab bench-widgets-live lab lint lint-workflow outputs bench ioi-model vendor clean distclean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/'
@@ -116,6 +116,20 @@ test-portable: $(STAMP)  ## unit tests + every notebook under nbval on this mach
 test-oracle: $(TORCH_STAMP)  ## PyTorch and transformers as independent oracles; a skip counts as a failure
 	BYHAND_REQUIRE_ORACLE=1 $(BIN)/pytest -q -rs tests/oracle | tee $(VENV)/oracle.log
 	@if grep -Eq '[0-9]+ skipped' $(VENV)/oracle.log; then echo "oracle tests were skipped: that is a failure"; exit 1; fi
+
+# GPT-2 small for the appendix "Same code, real GPT-2": fetched once into GPT2_DIR (about 550 MB, needs the internet),
+# then the appendix runs on it. Its check cell fails the run when a computed figure does not round to the reported
+# one; the last step makes sure the page really ran GPT-2 (a page that did not find the files would pass silently).
+GPT2_DIR ?= $(HOME)/.cache/byhand/gpt2
+check-gpt2: $(TORCH_STAMP)  ## (online) fetch GPT-2 small, run the appendix on it; fails if a reported figure disagrees
+	BYHAND_GPT2_DIR="$(GPT2_DIR)" $(BIN)/python -c "from byhand import gpt2; gpt2.gpt2_files_present() or gpt2.download_gpt2()"
+	mkdir -p _build/gpt2
+	BYHAND_GPT2_DIR="$(GPT2_DIR)" $(BIN)/jupytext --to ipynb --execute --output _build/gpt2/49_gpt2.ipynb book/49_gpt2.md
+	@$(BIN)/python -c "import json, sys; nb = json.load(open(sys.argv[1])); \
+	  outs = [json.dumps(o) for c in nb['cells'] if c['cell_type'] == 'code' for o in c.get('outputs', [])]; \
+	  sys.exit(0 if any('computed here' in o for o in outs) else 'the appendix did not run GPT-2 small')" \
+	  _build/gpt2/49_gpt2.ipynb
+	@echo "check-gpt2: every reported figure agrees; the executed page is _build/gpt2/49_gpt2.ipynb"
 
 check-html: $(STAMP)  ## open every built page in headless Chromium, offline; screenshots in _build/screenshots/
 	@test -x "$(CHROMIUM)" || { echo "installing Debian's chromium (needs root)"; \

@@ -14,6 +14,7 @@ import pytest
 
 from byhand import gpt2
 from byhand.gpt import GPTConfig, gpt_forward, gpt_param_shapes
+from byhand.reported import gpt2_reported
 
 # GPT-2 small's config.json, the fields that matter (as published with the checkpoint)
 SMALL = {"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "activation_function": "gelu_new",
@@ -228,3 +229,43 @@ def test_import_needs_none_of_the_optional_packages():
             "print(sorted(m for m in ('safetensors', 'tokenizers', 'huggingface_hub', 'torch') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+@pytest.mark.parametrize("printed, unit", [("0.30", 0.01), ("2.8e-24", 1e-25), ("14", 1.0), ("0.99997", 1e-5),
+                                           ("-74.8", 0.1), ("2e-5", 1e-5)])
+def test_tolerance_is_half_the_last_printed_unit_and_a_little(printed, unit):
+    assert gpt2.printed_tolerance(printed) == pytest.approx((0.5 + gpt2.SLACK) * unit, rel=1e-12)
+    assert 0 < gpt2.SLACK < 0.5  # round-off room, never a whole printed digit
+
+
+@pytest.mark.parametrize("bad, message", [(0.3, "must be the figure as a string"), ("about 93", "not a decimal"),
+                                          ("nan", "not finite"), ("inf", "not finite")])
+def test_tolerance_refuses_what_is_no_printed_number(bad, message):
+    with pytest.raises(ValueError, match=message):
+        gpt2.printed_tolerance(bad)
+
+
+def test_reported_figures_keep_their_printed_digits():
+    printed = gpt2.reported_as_printed()
+    assert list(printed) == list(gpt2_reported())
+    assert all(float(printed[k]) == v for k, v in gpt2_reported().items())  # the same numbers
+    assert printed["loss after 1 step"] == "0.30"  # the trailing zero that a float would lose
+
+
+def test_a_figure_agrees_within_its_printed_rounding():
+    def fig(computed, printed="0.677", setting=False):
+        return gpt2.Figure("P(answer)", printed, computed, gpt2.printed_tolerance(printed), setting)
+
+    assert fig(0.6774).agrees and fig(0.6766).agrees  # both round to 0.677
+    assert not fig(0.6756).agrees and not fig(0.6786).agrees  # 0.676 and 0.679 do not
+    assert fig(123.0, setting=True).agrees  # a setting of the run is shown, never compared
+    assert not fig(15, printed="14").agrees and fig(14, printed="14").agrees  # counts must match
+
+
+def test_sentence_countings_need_a_start_token():
+    config = gpt2.config_from_hf(TINY)
+    params = gpt2.params_from_hf(hf_tensors(config), config)
+    with pytest.raises(ValueError, match="no start token"):
+        gpt2.sentence_countings(params, config, gpt2.HFTokenizer(tokenizer=None, bos_id=None), "to Mary")
+    with pytest.raises(ValueError, match="tokenizer"):
+        gpt2.sentence_countings(params, config, object(), "to Mary")

@@ -18,6 +18,10 @@ this book, so no weight is transposed. A ``transformer.`` prefix (``save_pretrai
 ``GPT2LMHeadModel``) is stripped, and the causal-mask buffers ``h.i.attn.bias`` / ``.masked_bias`` that old
 checkpoints carry are skipped. Dropout is not modelled: the numbers are those of ``model.eval()``.
 
+``gpt2_figures`` runs the appendix's computations on a checkpoint folder (``byhand.six_ideas``) and sets each
+result beside the figure that "The math inside a transformer" reports (``byhand.reported``), with the tolerance
+that the figure's printed digits allow.
+
 ``safetensors``, ``tokenizers`` and ``huggingface_hub`` are optional: each is imported inside the function that
 needs it, so ``import byhand`` never requires them.
 """
@@ -26,12 +30,17 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
 from byhand.checks import as_float, check_dict, check_finite, check_instance, check_params, float_dtype
-from byhand.gpt import GPTConfig, gpt_param_shapes
+from byhand.gpt import GPTConfig, gpt_forward, gpt_param_shapes
+from byhand.reported import gpt2_source
+from byhand.six_ideas import SixIdeas, six_ideas_numbers, summary
+from byhand.softmax import log_softmax_forward
 
 # Hugging Face activation name -> byhand GPTConfig.gelu; "gelu_new" is GPT-2's own tanh approximation
 ACTIVATIONS = {"gelu_new": "tanh", "gelu_pytorch_tanh": "tanh", "gelu": "erf"}
@@ -269,3 +278,137 @@ def download_gpt2(name: str = "gpt2", dest=None) -> Path:
     for file in FILES:
         hf_hub_download(repo_id=name, filename=file, local_dir=str(folder))
     return folder
+
+
+# ---- The appendix's figures from a checkpoint folder, beside the reported ones ----------------------------------
+
+LAYER, HEAD = 9, 9  # head 9.9 of GPT-2 small (layer, head, from 0): the one "The math inside a transformer" uses
+SUBJECT = " John"  # the name that should lose
+STEPS = 10  # the reported run takes ten plain gradient steps
+SETTINGS = ("learning rate",)  # reported inputs of the run, not results: shown, never compared
+SENTENCE = ("words in the sentence", "P(sentence)", "-log P(sentence)")  # depend on how the tokens are counted
+# Two float32 programs (the article's and this one) sum in different orders. Float32 keeps about 7 significant
+# digits, so after 12 layers a logit near -100 is good to about 1e-4 (an estimate): 1 % of the last printed unit of
+# the logit gap (0.01). The tolerance widens half a printed unit by 5 % of a unit, so that round-off alone does not
+# flip a figure across a rounding edge.
+SLACK = 0.05
+
+
+def printed_tolerance(printed: str) -> float:
+    """How far a value may lie from a figure printed as ``printed`` and still round to it.
+
+    Half a unit in the last printed digit, plus ``SLACK`` of a unit: "0.30" -> 0.0055, "2.8e-24" -> 5.5e-26,
+    "14" -> 0.55 (a count must match exactly). ValueError for anything that is not a finite decimal numeral.
+    """
+    if not isinstance(printed, str):
+        raise ValueError(f"printed must be the figure as a string of digits, got {type(printed).__name__}")
+    try:
+        d = Decimal(printed.strip())
+    except InvalidOperation:
+        raise ValueError(f"printed {printed!r} is not a decimal numeral") from None
+    if not d.is_finite():
+        raise ValueError(f"printed {printed!r} is not finite")
+    return (0.5 + SLACK) * 10.0 ** d.as_tuple().exponent
+
+
+def reported_as_printed() -> dict[str, str]:
+    """Every figure of ``byhand.reported.gpt2_reported()`` as its source prints it, trailing zeros kept ("0.30")."""
+    text = resources.files("byhand").joinpath("data/gpt2_reported.json").read_text(encoding="utf-8")
+    figures = json.loads(text, parse_float=str, parse_int=str)["figures"]  # numerals kept as written
+    return {name: f["value"] for name, f in figures.items()}
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One reported figure beside the value computed here."""
+
+    name: str  # its key in byhand.reported.gpt2_reported()
+    printed: str  # as the source prints it
+    computed: float  # the value computed here
+    tolerance: float  # printed_tolerance(printed)
+    setting: bool  # an input of the run (the learning rate), shown but not compared
+
+    @property
+    def agrees(self) -> bool:
+        """True when the computed value rounds to the printed figure (within the tolerance); settings always agree."""
+        return self.setting or abs(self.computed - float(self.printed)) <= self.tolerance
+
+
+@dataclass(frozen=True)
+class GPT2Figures:
+    """The appendix's computations on one checkpoint, and every reported figure beside its computed value."""
+
+    figures: tuple[Figure, ...]  # in the order of gpt2_reported()
+    counting: str  # how the sentence's tokens were counted for SENTENCE's figures (a key of ``sentence``)
+    sentence: dict  # counting -> (number of factors, -log P(sentence)), for every way of counting
+    run: SixIdeas  # everything six_ideas_numbers computed
+
+    @property
+    def disagree(self) -> tuple[Figure, ...]:
+        """The figures whose computed value does not round to the printed one."""
+        return tuple(f for f in self.figures if not f.agrees)
+
+
+def sentence_countings(params: dict, config: GPTConfig, tokenizer: HFTokenizer, text: str) -> dict:
+    """-log P(text) counted four ways: counting -> (number of next-token factors, summed cost).
+
+    "start token, every token": <|endoftext|> in front, every token of ``text`` predicted.
+    "start token, the answer left out": the same without the last token's factor (the prompt's words alone).
+    "start token, first word left out": the same without the first word's factor.
+    "no start token": ``text`` alone, every token after the first predicted (GPT-2's usual loss).
+    """
+    check_instance("tokenizer", tokenizer, HFTokenizer)
+    if tokenizer.bos_id is None:
+        raise ValueError("tokenizer has no start token: load it with load_tokenizer(path, bos=True)")
+    out = {}
+    for name, bos_id in (("start token", tokenizer.bos_id), ("no start token", None)):
+        ids = HFTokenizer(tokenizer.tokenizer, bos_id).encode(text)  # (T,)
+        if ids.size < 2 or ids.size > config.context:
+            raise ValueError(f"text must encode to 2 .. {config.context} tokens, got {ids.size}")
+        logits, _ = gpt_forward(params, ids[None, :-1], config)  # (1, T - 1, V): position t predicts t + 1
+        logp, _ = log_softmax_forward(logits[0])  # (T - 1, V)
+        cost = -logp[np.arange(ids.size - 1), ids[1:]].astype(np.float64)  # (T - 1,)
+        if bos_id is None:
+            out[name] = (cost.size, float(cost.sum()))
+        else:
+            out[name + ", every token"] = (cost.size, float(cost.sum()))
+            out[name + ", the answer left out"] = (cost.size - 1, float(cost[:-1].sum()))
+            out[name + ", first word left out"] = (cost.size - 1, float(cost[1:].sum()))
+    return out
+
+
+def gpt2_figures(path, layer: int = LAYER, head: int = HEAD, dtype=np.float32) -> GPT2Figures:
+    """Load the checkpoint folder ``path``, run the appendix's computations, and set them beside the reported figures.
+
+    The prompt, answer, learning rate and step count are the source's (``gpt2_source``, ``reported_as_printed``);
+    ``layer``/``head`` default to head 9.9, which only GPT-2 small has. The three figures of ``SENTENCE`` take the
+    first way of counting (``sentence_countings``) whose number of factors and cost both agree with the reported
+    ones, or, when none does, the first with the reported number of factors, else the first. Every other figure,
+    the cost of one word of the sentence included, comes from the run with the start token in front.
+    """
+    params, config = load_gpt2(path, dtype=dtype)
+    tokenizer = load_tokenizer(path)
+    source, printed = gpt2_source(), reported_as_printed()
+    run = six_ideas_numbers(params, config, tokenizer, source["prompt"], source["answer"], layer=layer, head=head,
+                            lr=float(printed["learning rate"]), steps=STEPS, subject=SUBJECT)
+    computed = summary(run)  # six_ideas_numbers leaves params as they were: the sentence is scored before any step
+    ways = sentence_countings(params, config, tokenizer, source["prompt"] + source["answer"])
+
+    def sentence_values(way):
+        n, cost = ways[way]
+        values = {"words in the sentence": n, "P(sentence)": float(np.exp(-cost)), "-log P(sentence)": cost}
+        return values, all(abs(values[k] - float(printed[k])) <= printed_tolerance(printed[k])
+                           for k in SENTENCE if k in printed)
+
+    order = list(ways)
+    counting = next((w for w in order if sentence_values(w)[1]), None)
+    if counting is None:
+        n_printed = printed.get("words in the sentence")
+        counting = next((w for w in order if str(ways[w][0]) == n_printed), order[0])
+    computed.update(sentence_values(counting)[0])
+    missing = [k for k in printed if k not in computed]
+    if missing:
+        raise ValueError(f"no computed value for the reported figure(s) {', '.join(missing)}")
+    figures = tuple(Figure(k, printed[k], float(computed[k]), printed_tolerance(printed[k]), k in SETTINGS)
+                    for k in printed)
+    return GPT2Figures(figures=figures, counting=counting, sentence=ways, run=run)
