@@ -18,8 +18,8 @@ X = E[ids] sqrt(d_model) + PE (sinusoidal) when starting from ids:
 with FFN(x) = ReLU(x W_1 + b_1) W_2 + b_2 and no biases inside attention, as in the paper.
 
 Trace names. Each attention a in {enc{i}.attn, dec{i}.self, dec{i}.cross} records a.Q, a.K, a.V
-(B, h, T, d_k), a.S, a.P (B, h, T_q, T_k), a.O_heads, a.O, a.out; its gradients come back as
-da.out, da.O, da.O_heads, da.P, da.V, da.S, da.Q, da.K. Forward, in order: "src_emb" (scaled
+(B, h, T, d_k), a.S, a.A (B, h, T_q, T_k), a.O_heads, a.O, a.out; its gradients come back as
+da.out, da.O, da.O_heads, da.A, da.V, da.S, da.Q, da.K. Forward, in order: "src_emb" (scaled
 lookup), "src_pos", "X_src", "tgt_emb", "tgt_pos", "X_tgt" (only "X_src", "X_tgt" when embedded);
 per encoder layer: enc{i}.attn.*, "enc{i}.res1", "enc{i}.ln1", "enc{i}.ffn.h", "enc{i}.ffn.relu",
 "enc{i}.ffn.out", "enc{i}.res2", "enc{i}.ln2" (the last one is the memory); per decoder layer:
@@ -50,7 +50,7 @@ from byhand.loss import cross_entropy_backward, cross_entropy_forward
 from byhand.mha import mha_backward_traced, mha_forward
 
 _W = ("W_q", "W_k", "W_v", "W_o")
-_SHOWN = ("Q", "K", "V", "S", "P", "O_heads", "O")  # mha cache entries copied into the trace
+_SHOWN = ("Q", "K", "V", "S", "A", "O_heads", "O")  # mha cache entries copied into the trace
 
 
 @dataclass(frozen=True)

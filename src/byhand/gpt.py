@@ -19,13 +19,13 @@ The arithmetic is GPT-2's, so GPT-2 weights load by renaming: for ids (B, T),
 with every layer norm over d_model, biased variance and eps = 1e-5. ids may also be (T,).
 
 Forward trace names (``cache["trace"]``, in this order): "x_tok", "x_pos", "x0", then per block i
-"block{i}.ln1", "block{i}.attn.Q", ".K", ".V" (B, h, T, d_k), ".S", ".P" (B, h, T, T),
+"block{i}.ln1", "block{i}.attn.Q", ".K", ".V" (B, h, T, d_k), ".S", ".A" (B, h, T, T),
 ".O_heads" (B, h, T, d_k), ".O" (B, T, d_model), ".out", "block{i}.res1", "block{i}.ln2",
 "block{i}.ffn.h" (B, T, d_ff), "block{i}.ffn.gelu", "block{i}.ffn.out", "block{i}.res2";
 then "ln_f", "logits".
 Backward trace names (in backward order): "dlogits", "dln_f", then for i from the last block down
 "dblock{i}.res2", "dblock{i}.ffn.out", "dblock{i}.ffn.gelu", "dblock{i}.ffn.h", "dblock{i}.ln2",
-"dblock{i}.res1", "dblock{i}.attn.out", ".O", ".O_heads", ".P", ".V", ".S", ".Q", ".K",
+"dblock{i}.res1", "dblock{i}.attn.out", ".O", ".O_heads", ".A", ".V", ".S", ".Q", ".K",
 "dblock{i}.ln1"; then "dx0", "dx_tok", "dx_pos". Each "d<name>" is dloss/d<name>, shaped like <name>.
 """
 from __future__ import annotations
@@ -45,7 +45,7 @@ from byhand.loss import cross_entropy_backward, cross_entropy_forward
 from byhand.mha import mha_backward_traced, mha_forward
 
 _ATTN = ("W_q", "b_q", "W_k", "b_k", "W_v", "b_v", "W_o", "b_o")
-_SHOWN = ("Q", "K", "V", "S", "P", "O_heads", "O")  # mha cache entries copied into the trace
+_SHOWN = ("Q", "K", "V", "S", "A", "O_heads", "O")  # mha cache entries copied into the trace
 
 
 @dataclass(frozen=True)

@@ -168,7 +168,7 @@ def _decoder_1():
           precision=("dp", 4))
 def _decoder_2():
     tr = _exact().trace
-    A = tr["dec0.cross.P"][0]
+    A = tr["dec0.cross.A"][0]
     t = A[0, 0] - A[0, 1]  # the margin tanh(sqrt 2)
     t_post = toy.POST_PRINTED["cross_weights"][0] - toy.POST_PRINTED["cross_weights"][1]
     return Solution(tr["dec0.res2"][toy.SCORED, 0], {
