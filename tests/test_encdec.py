@@ -189,8 +189,8 @@ def test_trace_names_in_order():
     _, _, trace = encdec_loss_and_grads(_random_params(CFG), (SRC, TGT_IN, TGT_OUT), CFG)
     attn = lambda a: [f"{a}.{n}" for n in ("Q", "K", "V", "S", "A", "O_heads", "O", "out")]  # noqa: E731
     dattn = lambda a: [f"d{a}.{n}" for n in ("out", "O", "O_heads", "A", "V", "S", "Q", "K")]  # noqa: E731
-    ffn = lambda pre: [pre + ".ffn.h", pre + ".ffn.relu", pre + ".ffn.out"]  # noqa: E731
-    dffn = lambda pre: ["d" + pre + ".ffn.out", "d" + pre + ".ffn.relu", "d" + pre + ".ffn.h"]  # noqa: E731
+    ffn = lambda pre: [pre + ".ffn.pre", pre + ".ffn.relu", pre + ".ffn.out"]  # noqa: E731
+    dffn = lambda pre: ["d" + pre + ".ffn.out", "d" + pre + ".ffn.relu", "d" + pre + ".ffn.pre"]  # noqa: E731
     forward = ["src_emb", "src_pos", "X_src", "tgt_emb", "tgt_pos", "X_tgt",
                *attn("enc0.attn"), "enc0.res1", "enc0.ln1", *ffn("enc0"), "enc0.res2", "enc0.ln2",
                *attn("dec0.self"), "dec0.res1", "dec0.ln1", *attn("dec0.cross"), "dec0.res2", "dec0.ln2",

@@ -158,10 +158,10 @@ def test_trace_names_in_order():
     cfg = GPTConfig(7, 6, 8, 2, 1, 16)
     _, _, trace = gpt_loss_and_grads(_random_params(cfg), (IDS, TARGETS), cfg)
     attn = [f"block0.attn.{n}" for n in ("Q", "K", "V", "S", "A", "O_heads", "O", "out")]
-    forward = ["x_tok", "x_pos", "x0", "block0.ln1", *attn, "block0.res1", "block0.ln2", "block0.ffn.h",
+    forward = ["x_tok", "x_pos", "x0", "block0.ln1", *attn, "block0.res1", "block0.ln2", "block0.ffn.pre",
                "block0.ffn.gelu", "block0.ffn.out", "block0.res2", "ln_f", "logits"]
     dattn = [f"dblock0.attn.{n}" for n in ("out", "O", "O_heads", "A", "V", "S", "Q", "K")]
-    backward = ["dlogits", "dln_f", "dblock0.res2", "dblock0.ffn.out", "dblock0.ffn.gelu", "dblock0.ffn.h",
+    backward = ["dlogits", "dln_f", "dblock0.res2", "dblock0.ffn.out", "dblock0.ffn.gelu", "dblock0.ffn.pre",
                 "dblock0.ln2", "dblock0.res1", *dattn, "dblock0.ln1", "dx0", "dx_tok", "dx_pos"]
     assert list(trace) == forward + ["p", "q"] + backward
     for name in backward:

@@ -407,7 +407,7 @@ def _heads_3():
 @functools.lru_cache(maxsize=None)
 def _ffn_1():
     d = INPUTS["ffn.1"]
-    x = np.array([_toy()[3]["block0.ffn.h"][d["t"], d["c"]]])
+    x = np.array([_toy()[3]["block0.ffn.pre"][d["t"], d["c"]]])
     y = gelu_forward(x, approximate="tanh")[0][0]
     no_cube = 0.5 * x[0] * (1 + math.tanh(math.sqrt(2 / math.pi) * x[0]))
     return Solution(y, {
@@ -698,7 +698,7 @@ def _dffn_1():
     d = INPUTS["dffn.1"]
     trace = _toy()[3]
     t, c = d["t"], d["c"]
-    x, da = trace["block0.ffn.h"][t, c], trace["dblock0.ffn.gelu"][t, c]
+    x, da = trace["block0.ffn.pre"][t, c], trace["dblock0.ffn.gelu"][t, c]
     _, cache = gelu_forward(np.array([x]))
     dh = gelu_backward(np.array([da]), cache)[0]
     gate = 0.5 * (1 + math.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
