@@ -156,7 +156,7 @@ def draw_secant(fig, s: SecantState, z, a: int, j: int, curve: ErrorCurve, word:
     ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 2]})
     xs = np.linspace(s.x0 - 2.5, s.x0 + 2.5, 201)  # (201,)
     lo = loss_of_logit(z, a, j, xs)  # (201,)
-    ax.plot(xs, lo, color="black", lw=1.6, label="loss L")
+    ax.plot(xs, lo, color="black", lw=1.6, label=r"loss $\mathcal{L}$")
     ax.plot(xs, s.loss0 + s.exact * (xs - s.x0), color="tab:blue", lw=1.2, label=f"tangent, slope {s.exact:.4f}")
     (secant,) = ax.plot(xs, np.zeros_like(xs), color="tab:red", lw=1.2, ls="--", label="secant")
     (points,) = ax.plot([], [], "o", color="tab:red", ms=4)
