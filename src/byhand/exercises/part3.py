@@ -328,14 +328,14 @@ def _adam_1():
 
 
 @exercise("adam.2", "36_adam_warmup", "predict", 2,
-          "Predict the first Adam step, in units of lr_1, if the bias correction were left out", atol=5e-4,
+          "Predict the first Adam step, in units of η₁, if the bias correction were left out", atol=5e-4,
           precision=("dp", 3))
 def _adam_2():
     b1, b2 = toy.PAPER["beta1"], toy.PAPER["beta2"]
     g = _rounded().dW_out[0, 0]
     m, v = (1 - b1) * g, (1 - b2) * g * g  # the moments after step 1, not corrected
     return Solution(m / (math.sqrt(v) + toy.PAPER["eps"]), {
-        "that is the corrected step, lr_1 · sign(g); without the correction m and v stay small.": 1.0,
+        "that is the corrected step, η₁ · sign(g); without the correction m and v stay small.": 1.0,
         "v is uncorrected too, and its square root is √0.02 |g|, which makes the step larger than 0.1.": 1 - b1,
         "that divides by v, not by its square root.": m / v})
 
