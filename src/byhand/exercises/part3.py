@@ -173,7 +173,7 @@ def _decoder_2():
     t_post = toy.POST_PRINTED["cross_weights"][0] - toy.POST_PRINTED["cross_weights"][1]
     return Solution(tr["dec0.res2"][toy.SCORED, 0], {
         "that uses t = 1, a certain attention; t is the difference of the two weights, tanh √2.": 2.0,
-        "t is the margin A[0, 0] − A[0, 1], not the larger weight A[0, 0].": 3 * A[0, 0] - 1,
+        "ω is the margin A[0, 0] − A[0, 1], not the larger weight A[0, 0].": 3 * A[0, 0] - 1,
         "the leftover of the old pattern has entry −(1 − t) here: [−1, −1, 1, 1] starts with −1.": 1 + t,
         "that uses the rounded weights 0.944 and 0.056; keep t to four decimals.": 3 * t_post - 1})
 
