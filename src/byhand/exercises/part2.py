@@ -403,7 +403,7 @@ def _heads_3():
 
 # --- 15: feed-forward with GELU ----------------------------------------------------------------------------------
 
-@exercise("ffn.1", "15_feed_forward", "by hand", 2, "GELU of h[3, 1], step by step in the tanh form", atol=5e-4)
+@exercise("ffn.1", "15_feed_forward", "by hand", 2, "GELU of ã[3, 1], step by step in the tanh form", atol=5e-4)
 @functools.lru_cache(maxsize=None)
 def _ffn_1():
     d = INPUTS["ffn.1"]
@@ -413,7 +413,7 @@ def _ffn_1():
     return Solution(y, {
         "that is ReLU, which cuts a negative input to 0; GELU lets a little through.": relu_forward(x)[0][0],
         "that forgets the ½ in front.": 2 * y,
-        "that leaves out the cubic term c x³ inside the tanh.": no_cube})
+        "that leaves out the cubic term κ x³ inside the tanh.": no_cube})
 
 
 @exercise("ffn.2", "15_feed_forward", "predict", 2,
@@ -691,7 +691,7 @@ def _dlogits_3():
 
 # --- 21: backward through the feed-forward layer and layer norm --------------------------------------------------
 
-@exercise("dffn.1", "21_backward_ffn_layernorm", "by hand", 2, "dh[3, 62] = da · GELU'(h), from the formula",
+@exercise("dffn.1", "21_backward_ffn_layernorm", "by hand", 2, "dã[3, 62] = da · GELU'(ã), from the formula",
           rtol=2e-3, atol=1e-7)
 @functools.lru_cache(maxsize=None)
 def _dffn_1():
@@ -703,9 +703,9 @@ def _dffn_1():
     dh = gelu_backward(np.array([da]), cache)[0]
     gate = 0.5 * (1 + math.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
     return Solution(dh, {
-        "that is GELU's value times da; the chain rule needs its slope, GELU'(h).":
+        "that is GELU's value times da; the chain rule needs its slope, GELU'(ã).":
             da * gelu_forward(np.array([x]))[0][0],
-        "that is only the gate ½(1 + tanh u); GELU' has a second term, from the gate's own slope.": da * gate,
+        "that is only the gate ½(1 + tanh ξ); GELU' has a second term, from the gate's own slope.": da * gate,
         "that passes da straight through, as ReLU does for a positive input; GELU's slope is not 1.": da,
         "that is ReLU's slope, 0 for a negative input; GELU's is not 0 there.": 0.0})
 
