@@ -234,7 +234,7 @@ def _smoothing_2():
     return Solution(_rounded_loss(eps=eps), {
         "the loss falls as ε grows on this model: am is the word it likes least.": plain + (plain - at01) * eps / 0.1,
         "that is the loss at ε = 0.1; the line keeps falling by the same amount for every 0.1.": at01,
-        "that is the smallest possible loss at ε = 0.1, the entropy of q; these logits are far from it.":
+        "that is the smallest possible loss at ε = 0.1, the entropy of ỹ; these logits are far from it.":
             float(-(_rounded().q * np.log(_rounded().q)).sum())})
 
 
@@ -258,21 +258,21 @@ def _smoothing_3():
 
     return Solution(reference, {
         "that is another convention's target, not this book's: compare each entry with the table of conventions.": over_v_minus_1,
-        "the target gets its own share too: 1 − ε + ε/V, or q no longer sums to 1.": target_unsmoothed},
+        "the target gets its own share too: 1 − ε + ε/V, or ỹ no longer sums to 1.": target_unsmoothed},
         _smoothing_cases())
 
 
 # --- 35: the backward pass ----------------------------------------------------------------------------------------
 
 @exercise("encback.1", "35_encdec_backward", "by hand", 1,
-          "One entry of ∂L/∂W_out = hᵀ(p − q) on the rounded path", atol=5e-4, precision=("dp", 4))
+          "One entry of ∂𝓛/∂W_out = H₁ᵀ(p − ỹ) on the rounded path", atol=5e-4, precision=("dp", 4))
 def _encback_1():
     i, j = INPUTS["encback.1"]["entry"]
     r = _rounded()
     return Solution(r.dW_out[i, j], {
-        "h[2] is −1, so the entry is minus (p − q)[0]: the sign flips.": r.dlogits[j],
-        "the gradient is h[i] times (p − q)[j]; that used p[j] alone.": r.h[i] * r.p[j],
-        "that is entry [j, i]: in hᵀ(p − q) the row comes from h and the column from p − q.": r.dW_out[j, i]})
+        "H₁[2] is −1, so the entry is minus (p − ỹ)[0]: the sign flips.": r.dlogits[j],
+        "the gradient is H₁[i] times (p − ỹ)[j]; that used p[j] alone.": r.h[i] * r.p[j],
+        "that is entry [j, i]: in H₁ᵀ(p − ỹ) the row comes from H₁ and the column from p − ỹ.": r.dW_out[j, i]})
 
 
 @exercise("encback.2", "35_encdec_backward", "predict", 2,
