@@ -500,7 +500,7 @@ def _layernorm_2():
     assert np.allclose(factor, factor[0], rtol=1e-9)
     return Solution(factor[0], {
         "layer norm ignores a row's scale only while c²σ² is large beside ε; here it is not.": 1.0,
-        "the division by √(c²σ² + ε) still undoes most of the scaling: the output does not shrink by c.":
+        "the division by √(α²σ² + ε) still undoes most of the scaling: the output does not shrink by α.":
             d["scale"]})
 
 

@@ -388,7 +388,7 @@ def _invariants_1():
     c = 1.0 / h.std()
     return Solution(c, {
         "that makes the variance 2; variance grows with c², so c is 1/√(variance), not 1/variance.": 1.0 / h.var(),
-        "that is the variance itself; the check wants variance 1, and scaling by c multiplies it by c².": h.var()})
+        "that is the variance itself; the check wants variance 1, and scaling by α multiplies it by α².": h.var()})
 
 
 @exercise("invariants.2", "37_encdec_invariants", "predict", 2,

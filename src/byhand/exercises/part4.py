@@ -66,7 +66,7 @@ def _inside_2():
 
 
 @exercise("inside.3", "40_inside_the_model", "code", 2,
-          "Complete clip_global: scale every gradient by one factor so the global norm is at most c", atol=1e-9)
+          "Complete clip_global: scale every gradient by one factor so the global norm is at most C", atol=1e-9)
 def _inside_3():
     rng = np.random.default_rng(40)
     big = [rng.normal(size=(4, 3)), rng.normal(size=(3,)), 3.0 * rng.normal(size=(2, 2))]  # norm well above 1
