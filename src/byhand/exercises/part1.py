@@ -269,7 +269,7 @@ def _logs_3():
         cases)
 
 
-@exercise("derivatives.3", "04_derivatives", "code", 1, "Complete central(f, x, h): the central-difference slope",
+@exercise("derivatives.3", "04_derivatives", "code", 1, "Complete central(f, x, delta): the central-difference slope",
           atol=1e-9)
 def _derivatives_3():
     d = INPUTS["derivatives.2"]
