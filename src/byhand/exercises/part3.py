@@ -265,7 +265,7 @@ def _smoothing_3():
 # --- 35: the backward pass ----------------------------------------------------------------------------------------
 
 @exercise("encback.1", "35_encdec_backward", "by hand", 1,
-          "One entry of ∂𝓛/∂W_out = H₁ᵀ(p − ỹ) on the rounded path", atol=5e-4, precision=("dp", 4))
+          "One entry of ∂ℒ/∂W_out = H₁ᵀ(p − ỹ) on the rounded path", atol=5e-4, precision=("dp", 4))
 def _encback_1():
     i, j = INPUTS["encback.1"]["entry"]
     r = _rounded()
