@@ -891,7 +891,7 @@ def _dembed_3():
 # --- 24: checking every gradient ---------------------------------------------------------------------------------
 
 @exercise("gradcheck.1", "24_gradient_check", "by hand", 2,
-          "The elementwise relative error r_i of one small entry, with the floor", atol=5e-3)
+          "The elementwise relative error rel_i of one small entry, with the floor", atol=5e-3)
 @functools.lru_cache(maxsize=None)
 def _gradcheck_1():
     d = INPUTS["gradcheck.1"]
