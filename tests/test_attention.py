@@ -76,7 +76,7 @@ def test_forward_batched_heads_match_per_head_oracle_with_padding():
     Q, K, V = rng.normal(size=(B, h, T_q, 2)), rng.normal(size=(B, h, T_k, 2)), rng.normal(size=(B, h, T_k, 3))
     valid = np.array([[1, 1, 1, 0], [1, 1, 0, 0]], dtype=bool)
     O, cache = attention_forward(Q, K, V, mask=padding_mask(valid))
-    assert O.shape == (B, h, T_q, 3) and cache["P"].shape == (B, h, T_q, T_k)
+    assert O.shape == (B, h, T_q, 3) and cache["A"].shape == (B, h, T_q, T_k)
     for b in range(B):
         for j in range(h):
             allowed = [list(valid[b]) for _ in range(T_q)]
@@ -89,10 +89,10 @@ def test_rows_sum_to_one_and_masked_probability_is_exactly_zero():
     Q, K, V = rng.normal(size=(2, 5, 4)), rng.normal(size=(2, 5, 4)), rng.normal(size=(2, 5, 4))
     mask = causal_mask(5)
     _, cache = attention_forward(Q, K, V, mask=mask)
-    np.testing.assert_allclose(cache["P"].sum(axis=-1), 1.0, rtol=0, atol=1e-15)
-    masked = np.broadcast_to(~mask, cache["P"].shape)
-    assert np.all(cache["P"][masked] == 0.0)
-    assert np.all(cache["P"][~masked] > 0.0)
+    np.testing.assert_allclose(cache["A"].sum(axis=-1), 1.0, rtol=0, atol=1e-15)
+    masked = np.broadcast_to(~mask, cache["A"].shape)
+    assert np.all(cache["A"][masked] == 0.0)
+    assert np.all(cache["A"][~masked] > 0.0)
 
 
 def test_masked_positions_get_exactly_zero_gradient():
@@ -179,7 +179,7 @@ def test_float32_stays_float32():
     rng = np.random.default_rng(6)
     Q, K, V = (rng.normal(size=(3, 2)).astype(np.float32) for _ in range(3))
     O, cache = attention_forward(Q, K, V, mask=causal_mask(3))
-    assert O.dtype == np.float32 and cache["P"].dtype == np.float32
+    assert O.dtype == np.float32 and cache["A"].dtype == np.float32
     assert all(g.dtype == np.float32 for g in attention_backward(np.ones_like(O), cache))
 
 

@@ -187,10 +187,10 @@ def test_gradcheck_rejects_W_o_instead_of_its_transpose(monkeypatch):
 
 def test_trace_names_in_order():
     _, _, trace = encdec_loss_and_grads(_random_params(CFG), (SRC, TGT_IN, TGT_OUT), CFG)
-    attn = lambda a: [f"{a}.{n}" for n in ("Q", "K", "V", "S", "P", "O_heads", "O", "out")]  # noqa: E731
-    dattn = lambda a: [f"d{a}.{n}" for n in ("out", "O", "O_heads", "P", "V", "S", "Q", "K")]  # noqa: E731
-    ffn = lambda pre: [pre + ".ffn.h", pre + ".ffn.relu", pre + ".ffn.out"]  # noqa: E731
-    dffn = lambda pre: ["d" + pre + ".ffn.out", "d" + pre + ".ffn.relu", "d" + pre + ".ffn.h"]  # noqa: E731
+    attn = lambda a: [f"{a}.{n}" for n in ("Q", "K", "V", "S", "A", "O_heads", "O", "out")]  # noqa: E731
+    dattn = lambda a: [f"d{a}.{n}" for n in ("out", "O", "O_heads", "A", "V", "S", "Q", "K")]  # noqa: E731
+    ffn = lambda pre: [pre + ".ffn.pre", pre + ".ffn.relu", pre + ".ffn.out"]  # noqa: E731
+    dffn = lambda pre: ["d" + pre + ".ffn.out", "d" + pre + ".ffn.relu", "d" + pre + ".ffn.pre"]  # noqa: E731
     forward = ["src_emb", "src_pos", "X_src", "tgt_emb", "tgt_pos", "X_tgt",
                *attn("enc0.attn"), "enc0.res1", "enc0.ln1", *ffn("enc0"), "enc0.res2", "enc0.ln2",
                *attn("dec0.self"), "dec0.res1", "dec0.ln1", *attn("dec0.cross"), "dec0.res2", "dec0.ln2",
@@ -201,7 +201,7 @@ def test_trace_names_in_order():
     assert list(trace) == forward + ["p", "q"] + backward
     for name in backward:
         assert trace[name].shape == trace[name[1:]].shape, name
-    assert trace["dec0.cross.P"].shape == (2, 2, 3, 4) and trace["enc0.attn.Q"].shape == (2, 2, 4, 2)
+    assert trace["dec0.cross.A"].shape == (2, 2, 3, 4) and trace["enc0.attn.Q"].shape == (2, 2, 4, 2)
     embedded_trace = encdec_forward_embedded(_random_params(CFG), trace["X_src"], trace["X_tgt"], CFG)[1]["trace"]
     assert list(embedded_trace) == forward[2:3] + forward[5:]
 
@@ -213,12 +213,12 @@ def test_seed_invariants():
     for name in ("enc0.ln1", "enc0.ln2", "dec0.ln1", "dec0.ln2", "dec0.ln3"):
         np.testing.assert_allclose(trace[name].mean(-1), 0.0, atol=1e-12)
         np.testing.assert_allclose(trace[name].var(-1), 1.0, rtol=1e-12)
-    pad = np.broadcast_to(~VALID[:, None, None, :], trace["enc0.attn.P"].shape)
-    future = np.broadcast_to(~causal_mask(3), trace["dec0.self.P"].shape)
-    cross_pad = np.broadcast_to(~VALID[:, None, None, :], trace["dec0.cross.P"].shape)
+    pad = np.broadcast_to(~VALID[:, None, None, :], trace["enc0.attn.A"].shape)
+    future = np.broadcast_to(~causal_mask(3), trace["dec0.self.A"].shape)
+    cross_pad = np.broadcast_to(~VALID[:, None, None, :], trace["dec0.cross.A"].shape)
     for a, masked in (("enc0.attn", pad), ("dec0.self", future), ("dec0.cross", cross_pad)):
-        np.testing.assert_allclose(trace[a + ".P"].sum(-1), 1.0, atol=1e-14)
-        assert np.all(trace[a + ".P"][masked] == 0.0) and np.all(trace[a + ".P"][~masked] > 0.0)
+        np.testing.assert_allclose(trace[a + ".A"].sum(-1), 1.0, atol=1e-14)
+        assert np.all(trace[a + ".A"][masked] == 0.0) and np.all(trace[a + ".A"][~masked] > 0.0)
         assert np.all(trace["d" + a + ".S"][masked] == 0.0)
     counted = TGT_OUT != -1
     np.testing.assert_allclose((trace["p"] - trace["q"])[counted].sum(-1), 0.0, atol=1e-15)

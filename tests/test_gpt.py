@@ -157,16 +157,16 @@ def test_gradcheck_rejects_W_o_instead_of_its_transpose(monkeypatch):
 def test_trace_names_in_order():
     cfg = GPTConfig(7, 6, 8, 2, 1, 16)
     _, _, trace = gpt_loss_and_grads(_random_params(cfg), (IDS, TARGETS), cfg)
-    attn = [f"block0.attn.{n}" for n in ("Q", "K", "V", "S", "P", "O_heads", "O", "out")]
-    forward = ["x_tok", "x_pos", "x0", "block0.ln1", *attn, "block0.res1", "block0.ln2", "block0.ffn.h",
+    attn = [f"block0.attn.{n}" for n in ("Q", "K", "V", "S", "A", "O_heads", "O", "out")]
+    forward = ["x_tok", "x_pos", "x0", "block0.ln1", *attn, "block0.res1", "block0.ln2", "block0.ffn.pre",
                "block0.ffn.gelu", "block0.ffn.out", "block0.res2", "ln_f", "logits"]
-    dattn = [f"dblock0.attn.{n}" for n in ("out", "O", "O_heads", "P", "V", "S", "Q", "K")]
-    backward = ["dlogits", "dln_f", "dblock0.res2", "dblock0.ffn.out", "dblock0.ffn.gelu", "dblock0.ffn.h",
+    dattn = [f"dblock0.attn.{n}" for n in ("out", "O", "O_heads", "A", "V", "S", "Q", "K")]
+    backward = ["dlogits", "dln_f", "dblock0.res2", "dblock0.ffn.out", "dblock0.ffn.gelu", "dblock0.ffn.pre",
                 "dblock0.ln2", "dblock0.res1", *dattn, "dblock0.ln1", "dx0", "dx_tok", "dx_pos"]
     assert list(trace) == forward + ["p", "q"] + backward
     for name in backward:
         assert trace[name].shape == trace[name[1:]].shape, name
-    assert trace["block0.attn.Q"].shape == (2, 2, 5, 4) and trace["block0.attn.P"].shape == (2, 2, 5, 5)
+    assert trace["block0.attn.Q"].shape == (2, 2, 5, 4) and trace["block0.attn.A"].shape == (2, 2, 5, 5)
 
 
 def test_seed_invariants():
@@ -175,9 +175,9 @@ def test_seed_invariants():
     for name in ("block0.ln1", "block0.ln2", "block1.ln1", "block1.ln2", "ln_f"):
         np.testing.assert_allclose(trace[name].mean(-1), 0.0, atol=1e-12)
         np.testing.assert_allclose(trace[name].var(-1), 1.0, rtol=1e-4)
-    future = np.broadcast_to(~causal_mask(5), trace["block0.attn.P"].shape)
+    future = np.broadcast_to(~causal_mask(5), trace["block0.attn.A"].shape)
     for i in range(2):
-        P = trace[f"block{i}.attn.P"]
+        P = trace[f"block{i}.attn.A"]
         np.testing.assert_allclose(P.sum(-1), 1.0, atol=1e-14)
         assert np.all(P[future] == 0.0) and np.all(P[~future] > 0.0)
         assert np.all(trace[f"dblock{i}.attn.S"][future] == 0.0)

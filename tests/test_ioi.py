@@ -113,7 +113,7 @@ def test_evaluate_matches_one_sentence_at_a_time():
         assert m["correct"][k] == (np.argmax(p) == VOCAB.index[s.io])
         words = ["<bos>"] + ioi.tokenize(s.prompt)
         for layer in range(config.n_layers):
-            row = cache["trace"][f"block{layer}.attn.P"][:, -1, :]  # (h, T): each head's query at the last "to"
+            row = cache["trace"][f"block{layer}.attn.A"][:, -1, :]  # (h, T): each head's query at the last "to"
             io_pos = [t for t, w in enumerate(words) if w == s.io]
             s_pos = [t for t, w in enumerate(words) if w == s.s]
             np.testing.assert_allclose(m["attn_io"][layer, :, k], row[:, io_pos].sum(axis=1), rtol=1e-12)

@@ -66,7 +66,7 @@ def test_forward_matches_per_head_oracle():
             K = x_kv[b] @ p["W_k"][:, cols] + p["b_k"][cols]
             V = x_kv[b] @ p["W_v"][:, cols] + p["b_v"][cols]
             P = _softmax_rows(Q @ K.T / np.sqrt(d_k), valid[b][None, :])
-            np.testing.assert_allclose(cache["P"][b, j], P, rtol=1e-12, atol=1e-15)
+            np.testing.assert_allclose(cache["A"][b, j], P, rtol=1e-12, atol=1e-15)
             np.testing.assert_allclose(cache["Q"][b, j], Q, rtol=1e-12)
             heads.append(P @ V)
         expected = np.concatenate(heads, axis=-1) @ p["W_o"] + p["b_o"]
@@ -156,12 +156,12 @@ def test_traced_backward_names_and_masked_zero_gradient():
     x = rng.normal(size=(2, 4, 4))
     out, cache = _forward(p, x, x, 2, causal_mask(4))
     grads, trace = mha_backward_traced(rng.normal(size=out.shape), cache)
-    assert list(trace) == ["O", "O_heads", "P", "V", "S", "Q", "K"]
-    for name in ("P", "S", "Q", "K", "V", "O_heads"):
+    assert list(trace) == ["O", "O_heads", "A", "V", "S", "Q", "K"]
+    for name in ("A", "S", "Q", "K", "V", "O_heads"):
         assert trace[name].shape == cache[name].shape
-    upper = np.broadcast_to(~causal_mask(4), cache["P"].shape)
-    assert np.all(cache["P"][upper] == 0.0) and np.all(trace["S"][upper] == 0.0)
-    np.testing.assert_allclose(cache["P"].sum(axis=-1), 1.0, atol=1e-15)
+    upper = np.broadcast_to(~causal_mask(4), cache["A"].shape)
+    assert np.all(cache["A"][upper] == 0.0) and np.all(trace["S"][upper] == 0.0)
+    np.testing.assert_allclose(cache["A"].sum(axis=-1), 1.0, atol=1e-15)
 
 
 def test_rejects_bad_inputs():

@@ -65,7 +65,7 @@ def test_head_scores(r):
     np.testing.assert_allclose(r.head.scaled, r.head.raw / 2.0, atol=1e-15)  # sqrt(d_k) = 2
     np.testing.assert_allclose(r.head.share_raw, softmax(K @ Q[-1]), atol=1e-14)
     # the scaled shares are the head's real attention row, as the model computed it
-    np.testing.assert_allclose(r.head.share_scaled, cache["trace"]["block1.attn.P"][0, 2, -1], atol=1e-14)
+    np.testing.assert_allclose(r.head.share_scaled, cache["trace"]["block1.attn.A"][0, 2, -1], atol=1e-14)
     assert r.head.share_raw.max() >= r.head.share_scaled.max()  # dividing by sqrt(d_k) > 1 flattens
 
 
@@ -125,7 +125,7 @@ def test_params_untouched_and_float32_kept():
 def test_default_head_is_the_one_that_looks_at_the_answer():
     r = six_ideas_numbers(PARAMS, CONFIG, VOCAB, PROMPT, " Mary", steps=0)
     _, cache = gpt_forward(PARAMS, VOCAB.encode(PROMPT)[None], CONFIG)
-    share = [[cache["trace"][f"block{i}.attn.P"][0, j, -1, 2] for j in range(4)] for i in range(2)]
+    share = [[cache["trace"][f"block{i}.attn.A"][0, j, -1, 2] for j in range(4)] for i in range(2)]
     assert share[r.head.layer][r.head.head] == max(max(row) for row in share)
     assert np.isclose(r.head.share_scaled[2], max(max(row) for row in share))
 
@@ -209,7 +209,7 @@ def test_subject_probability_and_share_over_both_mentions():
     assert s["loss if the subject were the answer"] == pytest.approx(-np.log(r.final.probs[john]))
     assert s["dloss/dz of the subject"] == pytest.approx(r.final.probs[john])  # y is 0 at John
     _, cache = gpt_forward(PARAMS, VOCAB.encode(PROMPT)[None], CONFIG)
-    row = cache["trace"]["block1.attn.P"][0, 2, -1]  # head 1.2's attention from the final position
+    row = cache["trace"]["block1.attn.A"][0, 2, -1]  # head 1.2's attention from the final position
     assert s["scaled share of the subject"] == pytest.approx(row[4] + row[10], abs=1e-14)
     with pytest.raises(ValueError, match="must add exactly one token"):
         six_ideas_numbers(PARAMS, CONFIG, VOCAB, PROMPT, " Mary", steps=0, subject=" John Mary")

@@ -151,7 +151,7 @@ def test_exact_row_in_closed_form_and_its_headline_numbers():
     assert round(e.p[AM], 3) == 0.038
     np.testing.assert_allclose(e.p, softmax(e.h), rtol=1e-12)
     assert e.dW_out[0, 0] == pytest.approx(e.h[0] * (e.p[0] - 0.025), rel=1e-12)
-    np.testing.assert_allclose(np.round(e.trace["dec0.cross.P"][0, 0], 3), [0.944, 0.056])
+    np.testing.assert_allclose(np.round(e.trace["dec0.cross.A"][0, 0], 3), [0.944, 0.056])
 
 
 def test_exact_gradients_match_finite_differences():
@@ -170,9 +170,9 @@ def test_exact_gradients_match_finite_differences():
 
 def test_masked_positions_get_zero_probability_and_zero_gradient():
     tr = exact_path().trace
-    assert np.all(tr["dec0.self.P"][..., 0, 1] == 0.0)
+    assert np.all(tr["dec0.self.A"][..., 0, 1] == 0.0)
     assert np.all(tr["ddec0.self.S"][..., 0, 1] == 0.0)
-    for name in ("enc0.attn.P", "dec0.self.P", "dec0.cross.P"):
+    for name in ("enc0.attn.A", "dec0.self.A", "dec0.cross.A"):
         np.testing.assert_allclose(tr[name].sum(-1), 1.0, atol=1e-15)
 
 

@@ -77,9 +77,9 @@ def test_logit_gradient_is_p_minus_y_over_four(toy):
 def test_masked_scores_get_exactly_zero_gradient(toy):
     trace = toy[5]
     mask = causal_mask(len(toy[1]))
-    assert np.all(trace["block0.attn.P"][:, mask == False] == 0)  # noqa: E712
+    assert np.all(trace["block0.attn.A"][:, mask == False] == 0)  # noqa: E712
     assert np.all(trace["dblock0.attn.S"][:, mask == False] == 0)  # noqa: E712
-    assert np.any(trace["dblock0.attn.P"][:, mask == False] != 0)  # noqa: E712  (the mask acts in the softmax)
+    assert np.any(trace["dblock0.attn.A"][:, mask == False] != 0)  # noqa: E712  (the mask acts in the softmax)
 
 
 def test_unused_tokens_get_zero_rows_and_used_ones_the_position_gradient(toy):

@@ -66,7 +66,7 @@ def test_loss_is_the_mean_of_minus_log_p_over_the_four_predicted_positions():
 
 def test_toy_params_give_peaked_but_not_one_hot_attention():
     _, _, trace = toy_loss_and_grads()
-    P = trace["block0.attn.P"]  # (2, 5, 5)
+    P = trace["block0.attn.A"]  # (2, 5, 5)
     np.testing.assert_allclose(P.sum(-1), 1.0, atol=1e-12)
     assert mean_row_max(P) >= 0.5  # uniform rows would give mean(1/2, 1/3, 1/4, 1/5) = 0.32
     assert P[..., 1:, :].max() < 0.99  # no row collapses to a single key
@@ -75,7 +75,7 @@ def test_toy_params_give_peaked_but_not_one_hot_attention():
 def test_gpt2_initialisation_would_give_near_uniform_attention():
     """The reason toy_params exists: GPT-2's std 0.02 makes every row close to uniform."""
     _, _, trace = toy_loss_and_grads(init_gpt_params(TOY_CONFIG, seed=0))
-    P = trace["block0.attn.P"]
+    P = trace["block0.attn.A"]
     allowed = np.tril(np.ones((5, 5)))
     uniform = allowed / allowed.sum(-1, keepdims=True)
     assert np.abs(P - uniform).max() < 0.01

@@ -101,7 +101,7 @@ def test_view_draws_two_labelled_panels():
     fig = plt.figure()
     adamw_view(params, grads, BATCH, CONFIG, opt, [1e-3, 1e-2])(fig, {"log10_lr": -2.0, "bias_correction": True})
     left, right = fig.axes
-    assert left.get_xscale() == "log" and left.get_xlabel() == "learning rate lr"
+    assert left.get_xscale() == "log" and left.get_xlabel() == "learning rate η"
     assert "nats" in right.get_ylabel()
     plt.close(fig)
 

@@ -86,7 +86,7 @@ def test_view_draws_a_log_log_panel():
     fd_view(params, BATCH, CONFIG, "W_out", (0, 1), [1e-8, 1e-5, 1e-2])(fig, {"log10_h": -5})
     (ax,) = fig.axes
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
-    assert ax.get_xlabel() == "step h (nudge of W_out[0, 1])"
+    assert ax.get_xlabel() == "step Δ (nudge of W_out[0, 1])"
     plt.close(fig)
 
 
@@ -102,7 +102,7 @@ def test_the_title_shows_truncation_digits_and_bounds_rounding_noise():
     fig = plt.figure()
     fd_view(params, BATCH, CONFIG, "W_out", (0, 1), [1e-8, 1e-5, 1e-2])(fig, {"log10_h": -8.0})
     title = fig.axes[0].get_title()
-    assert title.startswith("h = 1e-8: forward error < 1e-") and "central error < 1e-" in title  # no noise digits
+    assert title.startswith("Δ = 1e-8: forward error < 1e-") and "central error < 1e-" in title  # no noise digits
     plt.close(fig)
 
 

@@ -27,7 +27,7 @@ def test_rows_are_attention_rows_and_match_a_single_sentence_forward(model):
     for b, x in enumerate(sentences):
         ids = vocab.encode(x.prompt)  # unpadded, one sentence
         _, cache = gpt_forward(p64, ids[None, :], config)
-        row = cache["trace"][f"block{run.layer}.attn.P"][0, run.head, -1]  # (T_b,)
+        row = cache["trace"][f"block{run.layer}.attn.A"][0, run.head, -1]  # (T_b,)
         state = inside_state({"mid": run}, "mid", b)
         np.testing.assert_allclose(state.attn, row, atol=1e-12)
         assert state.attn.sum() == pytest.approx(1.0, abs=1e-12)

@@ -39,7 +39,7 @@ def test_the_view_draws_two_labelled_panels():
     warmup_view()(fig, {"t": 4000, "d_model": 512, "warmup": 4000})
     left, right = fig.axes
     labels = [t.get_text() for t in left.get_legend().get_texts()]
-    assert left.get_xlabel() == "step t" and labels[-1] == "t = 4000: lr = 6.988e-04"
+    assert left.get_xlabel() == "step t" and labels[-1] == "t = 4000: η = 6.988e-04"
     from layout_check import layout_problems
     assert layout_problems(fig) == []  # 9 pt text or more, the legend off the data
     plt.close(fig)

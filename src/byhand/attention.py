@@ -7,13 +7,13 @@ for every attention of the 2017 model in Part III.
 For queries Q (T_q, d_k), keys K (T_k, d_k) and values V (T_k, d_v), one head computes
 
     S = Q K^T / sqrt(d_k)          scaled scores,          (T_q, T_k)
-    P = softmax(S) along keys      masked entries -> 0.0,   (T_q, T_k), rows sum to 1
-    O = P V                        weighted mix of values,  (T_q, d_v)
+    A = softmax(S) along keys      masked entries -> 0.0,   (T_q, T_k), rows sum to 1
+    O = A V                        weighted mix of values,  (T_q, d_v)
 
 over any leading axes (batch, heads) at once. The softmax is ``byhand.softmax``'s, so a masked
 score gets probability exactly 0.0 and, in the backward, gradient exactly 0.0.
 
-Names in ``attention_backward_traced``'s trace, in backward order: "dP", "dV", "dS", "dQ", "dK".
+Names in ``attention_backward_traced``'s trace, in backward order: "dA", "dV", "dS", "dQ", "dK".
 """
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def attention_forward(Q, K, V, mask=None):
     Shapes: Q (..., T_q, d_k), K (..., T_k, d_k), V (..., T_k, d_v), with the same leading axes;
     mask None or boolean, broadcastable to the scores (..., T_q, T_k), True = allowed.
     Returns O (..., T_q, d_v) and a cache exposing "Q", "K", "V", "S" (scaled scores) and
-    "P" (probabilities); P is cached for the backward, S only so chapters can show it.
+    "A" (attention weights); A is cached for the backward, S only so chapters can show it.
     """
     Q, K, V = as_float("Q", Q), as_float("K", K), as_float("V", V)
     if Q.ndim < 2 or K.ndim < 2 or V.ndim < 2:
@@ -78,30 +78,30 @@ def attention_forward(Q, K, V, mask=None):
     # 1/sqrt(d_k) keeps the score variance ~1 for unit-variance q, k; a Python float keeps float32 float32
     scale = 1.0 / math.sqrt(d_k)
     S = (Q @ np.swapaxes(K, -1, -2)) * scale  # (..., T_q, T_k)
-    P, softmax_cache = softmax_forward(S, axis=-1, mask=mask)  # (..., T_q, T_k), masked -> 0.0
-    O = P @ V  # (..., T_q, d_v)
-    # cached: Q, K, V, P (all the backward reads) and S (for display only)
-    cache = {"Q": Q, "K": K, "V": V, "S": S, "P": P, "softmax": softmax_cache, "scale": scale}
+    A, softmax_cache = softmax_forward(S, axis=-1, mask=mask)  # (..., T_q, T_k), masked -> 0.0
+    O = A @ V  # (..., T_q, d_v)
+    # cached: Q, K, V, A (all the backward reads) and S (for display only)
+    cache = {"Q": Q, "K": K, "V": V, "S": S, "A": A, "softmax": softmax_cache, "scale": scale}
     return O, cache
 
 
 def attention_backward_traced(dO, cache):
     """``attention_backward`` that also returns its named intermediate gradients.
 
-    Returns (dQ, dK, dV, grad_trace) with grad_trace an ordered dict "dP", "dV", "dS", "dQ", "dK"
+    Returns (dQ, dK, dV, grad_trace) with grad_trace an ordered dict "dA", "dV", "dS", "dQ", "dK"
     (backward order), for chapters that display the gradient of the probabilities and scores.
     """
-    Q, K, V, P, scale = cache["Q"], cache["K"], cache["V"], cache["P"], cache["scale"]
-    dO = check_grad("dO", dO, P.shape[:-1] + V.shape[-1:])
-    # O = P V
-    dP = dO @ np.swapaxes(V, -1, -2)  # (..., T_q, T_k)
-    dV = np.swapaxes(P, -1, -2) @ dO  # (..., T_k, d_v)
-    # P = softmax(S): dS = P * (dP - rowsum(P * dP)); exactly 0.0 where P is 0 (masked)
-    dS = softmax_backward(dP, cache["softmax"])  # (..., T_q, T_k)
+    Q, K, V, A, scale = cache["Q"], cache["K"], cache["V"], cache["A"], cache["scale"]
+    dO = check_grad("dO", dO, A.shape[:-1] + V.shape[-1:])
+    # O = A V
+    dA = dO @ np.swapaxes(V, -1, -2)  # (..., T_q, T_k)
+    dV = np.swapaxes(A, -1, -2) @ dO  # (..., T_k, d_v)
+    # A = softmax(S): dS = A * (dA - rowsum(A * dA)); exactly 0.0 where A is 0 (masked)
+    dS = softmax_backward(dA, cache["softmax"])  # (..., T_q, T_k)
     # S = Q K^T * scale
     dQ = (dS @ K) * scale  # (..., T_q, d_k)
     dK = (np.swapaxes(dS, -1, -2) @ Q) * scale  # (..., T_k, d_k)
-    grad_trace = {"dP": dP, "dV": dV, "dS": dS, "dQ": dQ, "dK": dK}
+    grad_trace = {"dA": dA, "dV": dV, "dS": dS, "dQ": dQ, "dK": dK}
     return dQ, dK, dV, grad_trace
 
 
@@ -110,7 +110,7 @@ def attention_backward(dO, cache):
 
     Shapes: dO (..., T_q, d_v); returns dQ (..., T_q, d_k), dK (..., T_k, d_k), dV (..., T_k, d_v).
 
-        dP = dO V^T,   dV = P^T dO,   dS = P * (dP - rowsum(P * dP)),
+        dA = dO V^T,   dV = A^T dO,   dS = A * (dA - rowsum(A * dA)),
         dQ = dS K / sqrt(d_k),   dK = dS^T Q / sqrt(d_k).
     """
     dQ, dK, dV, _ = attention_backward_traced(dO, cache)

@@ -18,18 +18,18 @@ X = E[ids] sqrt(d_model) + PE (sinusoidal) when starting from ids:
 with FFN(x) = ReLU(x W_1 + b_1) W_2 + b_2 and no biases inside attention, as in the paper.
 
 Trace names. Each attention a in {enc{i}.attn, dec{i}.self, dec{i}.cross} records a.Q, a.K, a.V
-(B, h, T, d_k), a.S, a.P (B, h, T_q, T_k), a.O_heads, a.O, a.out; its gradients come back as
-da.out, da.O, da.O_heads, da.P, da.V, da.S, da.Q, da.K. Forward, in order: "src_emb" (scaled
+(B, h, T, d_k), a.S, a.A (B, h, T_q, T_k), a.O_heads, a.O, a.out; its gradients come back as
+da.out, da.O, da.O_heads, da.A, da.V, da.S, da.Q, da.K. Forward, in order: "src_emb" (scaled
 lookup), "src_pos", "X_src", "tgt_emb", "tgt_pos", "X_tgt" (only "X_src", "X_tgt" when embedded);
-per encoder layer: enc{i}.attn.*, "enc{i}.res1", "enc{i}.ln1", "enc{i}.ffn.h", "enc{i}.ffn.relu",
+per encoder layer: enc{i}.attn.*, "enc{i}.res1", "enc{i}.ln1", "enc{i}.ffn.pre", "enc{i}.ffn.relu",
 "enc{i}.ffn.out", "enc{i}.res2", "enc{i}.ln2" (the last one is the memory); per decoder layer:
 dec{i}.self.*, "dec{i}.res1", "dec{i}.ln1", dec{i}.cross.*, "dec{i}.res2", "dec{i}.ln2",
-"dec{i}.ffn.h", ".relu", ".out", "dec{i}.res3", "dec{i}.ln3"; "logits".
+"dec{i}.ffn.pre", ".relu", ".out", "dec{i}.res3", "dec{i}.ln3"; "logits".
 Backward, in order: "dlogits"; per decoder layer from the last: "ddec{i}.ln3", "ddec{i}.res3",
-"ddec{i}.ffn.out", ".relu", ".h", "ddec{i}.ln2", "ddec{i}.res2", ddec{i}.cross.*, "ddec{i}.ln1",
+"ddec{i}.ffn.out", ".relu", ".pre", "ddec{i}.ln2", "ddec{i}.res2", ddec{i}.cross.*, "ddec{i}.ln1",
 "ddec{i}.res1", ddec{i}.self.*; "dX_tgt"; per encoder layer from the last: "denc{i}.ln2" (the
 memory's gradient, summed over every cross-attention), "denc{i}.res2", "denc{i}.ffn.out", ".relu",
-".h", "denc{i}.ln1", "denc{i}.res1", denc{i}.attn.*; "dX_src".
+".pre", "denc{i}.ln1", "denc{i}.res1", denc{i}.attn.*; "dX_src".
 """
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ from byhand.loss import cross_entropy_backward, cross_entropy_forward
 from byhand.mha import mha_backward_traced, mha_forward
 
 _W = ("W_q", "W_k", "W_v", "W_o")
-_SHOWN = ("Q", "K", "V", "S", "P", "O_heads", "O")  # mha cache entries copied into the trace
+_SHOWN = ("Q", "K", "V", "S", "A", "O_heads", "O")  # mha cache entries copied into the trace
 
 
 @dataclass(frozen=True)
@@ -186,7 +186,7 @@ def _ffn_forward(p, s: _Sublayer, x, config, trace, c):
     h, c[f + ".fc"] = linear_forward(x, p[f + ".W_1"], p[f + ".b_1"])  # (..., T, d_ff)
     r, c[f + ".relu"] = relu_forward(h)  # (..., T, d_ff)
     out, c[f + ".proj"] = linear_forward(r, p[f + ".W_2"], p[f + ".b_2"])  # (..., T, d_model)
-    trace.update({f + ".h": h, f + ".relu": r, f + ".out": out})
+    trace.update({f + ".pre": h, f + ".relu": r, f + ".out": out})
     return _add_norm(p, s, x, out, config, trace, c)
 
 
@@ -198,7 +198,7 @@ def _ffn_backward(dln, s: _Sublayer, c, grads, gtrace):
     dr, grads[f + ".W_2"], grads[f + ".b_2"] = linear_backward(dout, c[f + ".proj"])  # (..., T, d_ff)
     gtrace[f"d{f}.relu"] = dr
     dh = relu_backward(dr, c[f + ".relu"])  # (..., T, d_ff), 0 where h <= 0
-    gtrace[f"d{f}.h"] = dh
+    gtrace[f"d{f}.pre"] = dh
     dx_ffn, grads[f + ".W_1"], grads[f + ".b_1"] = linear_backward(dh, c[f + ".fc"])
     return dx + dx_ffn
 

@@ -19,13 +19,13 @@ The arithmetic is GPT-2's, so GPT-2 weights load by renaming: for ids (B, T),
 with every layer norm over d_model, biased variance and eps = 1e-5. ids may also be (T,).
 
 Forward trace names (``cache["trace"]``, in this order): "x_tok", "x_pos", "x0", then per block i
-"block{i}.ln1", "block{i}.attn.Q", ".K", ".V" (B, h, T, d_k), ".S", ".P" (B, h, T, T),
+"block{i}.ln1", "block{i}.attn.Q", ".K", ".V" (B, h, T, d_k), ".S", ".A" (B, h, T, T),
 ".O_heads" (B, h, T, d_k), ".O" (B, T, d_model), ".out", "block{i}.res1", "block{i}.ln2",
-"block{i}.ffn.h" (B, T, d_ff), "block{i}.ffn.gelu", "block{i}.ffn.out", "block{i}.res2";
+"block{i}.ffn.pre" (B, T, d_ff), "block{i}.ffn.gelu", "block{i}.ffn.out", "block{i}.res2";
 then "ln_f", "logits".
 Backward trace names (in backward order): "dlogits", "dln_f", then for i from the last block down
-"dblock{i}.res2", "dblock{i}.ffn.out", "dblock{i}.ffn.gelu", "dblock{i}.ffn.h", "dblock{i}.ln2",
-"dblock{i}.res1", "dblock{i}.attn.out", ".O", ".O_heads", ".P", ".V", ".S", ".Q", ".K",
+"dblock{i}.res2", "dblock{i}.ffn.out", "dblock{i}.ffn.gelu", "dblock{i}.ffn.pre", "dblock{i}.ln2",
+"dblock{i}.res1", "dblock{i}.attn.out", ".O", ".O_heads", ".A", ".V", ".S", ".Q", ".K",
 "dblock{i}.ln1"; then "dx0", "dx_tok", "dx_pos". Each "d<name>" is dloss/d<name>, shaped like <name>.
 """
 from __future__ import annotations
@@ -45,7 +45,7 @@ from byhand.loss import cross_entropy_backward, cross_entropy_forward
 from byhand.mha import mha_backward_traced, mha_forward
 
 _ATTN = ("W_q", "b_q", "W_k", "b_k", "W_v", "b_v", "W_o", "b_o")
-_SHOWN = ("Q", "K", "V", "S", "P", "O_heads", "O")  # mha cache entries copied into the trace
+_SHOWN = ("Q", "K", "V", "S", "A", "O_heads", "O")  # mha cache entries copied into the trace
 
 
 @dataclass(frozen=True)
@@ -137,7 +137,7 @@ def _block_forward(p, pre, x, mask, config, trace):
     ln2, c["ln2"] = layernorm_forward(res1, p[pre + "ln2.gamma"], p[pre + "ln2.beta"], config.ln_eps)
     trace[pre + "ln2"] = ln2
     h, c["fc"] = linear_forward(ln2, p[pre + "ffn.W_1"], p[pre + "ffn.b_1"])  # (..., T, d_ff)
-    trace[pre + "ffn.h"] = h
+    trace[pre + "ffn.pre"] = h
     g, c["gelu"] = gelu_forward(h, approximate=config.gelu)  # (..., T, d_ff)
     trace[pre + "ffn.gelu"] = g
     f, c["proj"] = linear_forward(g, p[pre + "ffn.W_2"], p[pre + "ffn.b_2"])  # (..., T, d_model)
@@ -155,7 +155,7 @@ def _block_backward(dres2, c, pre, grads, gtrace):
     dg, grads[pre + "ffn.W_2"], grads[pre + "ffn.b_2"] = linear_backward(df, c["proj"])  # (..., T, d_ff)
     gtrace["d" + pre + "ffn.gelu"] = dg
     dh = gelu_backward(dg, c["gelu"])  # (..., T, d_ff)
-    gtrace["d" + pre + "ffn.h"] = dh
+    gtrace["d" + pre + "ffn.pre"] = dh
     dln2, grads[pre + "ffn.W_1"], grads[pre + "ffn.b_1"] = linear_backward(dh, c["fc"])  # (..., T, d_model)
     gtrace["d" + pre + "ln2"] = dln2
     dres1_ln, grads[pre + "ln2.gamma"], grads[pre + "ln2.beta"] = layernorm_backward(dln2, c["ln2"])

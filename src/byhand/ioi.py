@@ -187,7 +187,7 @@ def evaluate(params: dict, config: GPTConfig, sentences, vocab: Vocab) -> dict:
     p /= p.sum(axis=1, keepdims=True)  # (B, V)
     io = np.array([vocab.index[x.io] for x in sentences])  # (B,)
     s = np.array([vocab.index[x.s] for x in sentences])  # (B,)
-    P = np.stack([cache["trace"][f"block{i}.attn.P"] for i in range(config.n_layers)])  # (L, B, h, T, T)
+    P = np.stack([cache["trace"][f"block{i}.attn.A"] for i in range(config.n_layers)])  # (L, B, h, T, T)
     A = P[:, rows, :, last, :]  # (B, L, h, T): numpy puts the advanced axis first
     A = np.moveaxis(A, 0, 2)  # (L, h, B, T)
     attn_io = np.where(ids == io[:, None], A, 0.0).sum(axis=-1)  # (L, h, B)

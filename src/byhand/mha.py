@@ -16,7 +16,7 @@ decoder stream as x_q and the encoder memory as x_kv. The heads are never looped
 one more leading axis of the attention batch.
 
 Names in ``mha_backward_traced``'s trace, in backward order:
-"O" (merged heads), "O_heads", "P", "V", "S", "Q", "K" (per head), each the gradient of that name.
+"O" (merged heads), "O_heads", "A", "V", "S", "Q", "K" (per head), each the gradient of that name.
 """
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def mha_forward(x_q, x_kv, W_q, W_k, W_v, W_o, n_heads, b_q=None, b_k=None, b_v=
     W_q, W_k, W_v, W_o (d_model, d_model); biases (d_model,) or None; mask None or boolean,
     broadcastable to the scores (..., h, T_q, T_k) (``causal_mask(T)`` or ``padding_mask(valid)``).
     Returns out (..., T_q, d_model) and a cache exposing per-head "Q", "K", "V" (..., h, T, d_k),
-    "S", "P" (..., h, T_q, T_k), the merged heads "O" (..., T_q, d_model) and "out".
+    "S", "A" (..., h, T_q, T_k), the merged heads "O" (..., T_q, d_model) and "out".
     """
     x_q, x_kv = as_float("x_q", x_q), as_float("x_kv", x_kv)
     check_ndim("x_q", x_q, tuple(range(2, 8)))
@@ -90,9 +90,9 @@ def mha_forward(x_q, x_kv, W_q, W_k, W_v, W_o, n_heads, b_q=None, b_k=None, b_v=
     O = merge_heads(O_heads)  # (..., T_q, d_model), heads concatenated
     out, lin_o = linear_forward(O, W_o, b_o)  # (..., T_q, d_model)
     # cached: the four linear caches and the attention cache (they hold what the backward reads);
-    # Q, K, V, S, P, O, out are references to arrays already computed, kept for display
+    # Q, K, V, S, A, O, out are references to arrays already computed, kept for display
     cache = {
-        "Q": Q, "K": K, "V": V, "S": attn["S"], "P": attn["P"], "O_heads": O_heads, "O": O, "out": out,
+        "Q": Q, "K": K, "V": V, "S": attn["S"], "A": attn["A"], "O_heads": O_heads, "O": O, "out": out,
         "n_heads": n_heads, "lin_q": lin_q, "lin_k": lin_k, "lin_v": lin_v, "attn": attn, "lin_o": lin_o,
     }
     return out, cache
@@ -101,7 +101,7 @@ def mha_forward(x_q, x_kv, W_q, W_k, W_v, W_o, n_heads, b_q=None, b_k=None, b_v=
 def mha_backward_traced(dout, cache):
     """``mha_backward`` that also returns the named intermediate gradients (see the module docstring).
 
-    Returns (grads, grad_trace); grad_trace holds "O", "O_heads", "P", "V", "S", "Q", "K" in backward
+    Returns (grads, grad_trace); grad_trace holds "O", "O_heads", "A", "V", "S", "Q", "K" in backward
     order (the gradient of each forward name, without the "d" prefix so a model can prefix it).
     """
     n_heads = cache["n_heads"]
@@ -113,7 +113,7 @@ def mha_backward_traced(dout, cache):
     dO_heads = split_heads(dO, n_heads)  # (..., h, T_q, d_k); the backward of merge is split
     grad_trace["O_heads"] = dO_heads
     dQ, dK, dV, attn_trace = attention_backward_traced(dO_heads, cache["attn"])  # per head
-    for name in ("dP", "dV", "dS", "dQ", "dK"):
+    for name in ("dA", "dV", "dS", "dQ", "dK"):
         grad_trace[name[1:]] = attn_trace[name]
     dV_all = merge_heads(dV)  # (..., T_k, d_model); the backward of split is merge
     dK_all = merge_heads(dK)  # (..., T_k, d_model)

@@ -128,7 +128,7 @@ def _final_and_head(trace, ids, a, tokenizer, config, layer, head, key_pos, top_
             raise ValueError(f"the answer {final.answer!r} does not occur in the prompt: pass key_pos")
         key_pos = int(mentions[0])
     if layer is None:  # the head that attends most from the final position to the answer's mention
-        P_key = np.stack([trace[f"block{i}.attn.P"][0, :, -1, key_pos] for i in range(config.n_layers)])  # (L, h)
+        P_key = np.stack([trace[f"block{i}.attn.A"][0, :, -1, key_pos] for i in range(config.n_layers)])  # (L, h)
         layer, head = (int(x) for x in np.unravel_index(np.argmax(P_key), P_key.shape))
     if not (0 <= layer < config.n_layers and 0 <= head < config.n_heads and 0 <= key_pos < ids.size):
         raise ValueError(f"layer {layer}, head {head} or key_pos {key_pos} is outside the model or the prompt")

@@ -117,7 +117,7 @@ def toy_params(seed: int = TOY_SEED, dtype=np.float64) -> dict[str, np.ndarray]:
 def toy_loss_and_grads(params: dict | None = None):
     """``gpt_loss_and_grads`` on the toy batch: (loss, grads, trace), with ``toy_params()`` by default.
 
-    ids are (T,) = (5,), so the trace has no batch axis: "x0" is (5, 16), "block0.attn.P" (the
+    ids are (T,) = (5,), so the trace has no batch axis: "x0" is (5, 16), "block0.attn.A" (the
     attention weights A of both heads) is (2, 5, 5), "logits" and "p" are (5, 10). The loss is the
     mean over the 4 predicted positions.
     """

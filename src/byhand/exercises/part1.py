@@ -128,8 +128,8 @@ def _derivatives_2():
     central = (f(x + h) - f(x - h)) / (2 * h)
     assert abs(central - 3 * x ** 2) < 0.05  # the central difference is h² = 0.01 off: at 3 figures both read 12.0
     return Solution(forward, {
-        "that is the exact slope 3x², or the central difference, which lands within h² of it; the forward one only "
-        "steps to x + h, and is off by about 3xh.": central})
+        "that is the exact slope 3x², or the central difference, which lands within Δ² of it; the forward one only "
+        "steps to x + Δ, and is off by about 3xΔ.": central})
 
 
 @exercise("backprop.1", "05_backprop", "by hand", 2, "One entry of dW = Xᵀ·dY for a 2×2 by 2×3 layer", atol=1e-6)
@@ -271,7 +271,7 @@ def _logs_3():
         cases)
 
 
-@exercise("derivatives.3", "04_derivatives", "code", 1, "Complete central(f, x, h): the central-difference slope",
+@exercise("derivatives.3", "04_derivatives", "code", 1, "Complete central(f, x, delta): the central-difference slope",
           atol=1e-9)
 def _derivatives_3():
     d = INPUTS["derivatives.2"]
@@ -287,8 +287,8 @@ def _derivatives_3():
         return (f(x + h) - f(x - h)) / h
 
     return Solution(reference, {
-        "that is the forward difference; the central one steps to both x + h and x − h.": forward,
-        "the two points lie 2h apart: divide by 2h, not h.": over_h}, cases)
+        "that is the forward difference; the central one steps to both x + Δ and x − Δ.": forward,
+        "the two points lie 2Δ apart: divide by 2Δ, not Δ.": over_h}, cases)
 
 
 @exercise("learning.3", "06_learning", "code", 2, "Complete descend: n steps of gradient descent", atol=1e-9)

@@ -176,9 +176,9 @@ def _embeddings_1():
 def _embeddings_2():
     d = INPUTS["embeddings.2"]
     trace = _toy()[3]
-    before = trace[_A + "P"][:, d["query"]]  # (h, T) the attention rows of the query, both heads
+    before = trace[_A + "A"][:, d["query"]]  # (h, T) the attention rows of the query, both heads
     _, _, after = toy_loss_and_grads(_nudged("P", (d["t"], d["j"]), d["delta"]))
-    shift = float(np.abs(after[_A + "P"][:, d["query"]] - before).max())
+    shift = float(np.abs(after[_A + "A"][:, d["query"]] - before).max())
     return Solution(shift, {
         "a position row is added into x_0 just as a token row is, so it moves attention too.": 0.0,
         "that is the size of the nudge in x_0; the attention weights, a softmax of it, move by less.": d["delta"]})
@@ -271,7 +271,7 @@ def _scores_1():
     trace = _toy()[3]
     row = trace[_A + "S"][d["head"], d["t"]]  # (T,) the scaled scores of the query, masked key included
     unmasked = softmax_forward(row)[0]
-    masked = trace[_A + "P"][d["head"], d["t"]]
+    masked = trace[_A + "A"][d["head"], d["t"]]
     return Solution(unmasked[d["s"]], {
         "that is the weight with the mask; without it, the key after the query joins the sum.": masked[d["s"]],
         "S is already divided by √d_k; dividing again flattens the row.":
@@ -287,7 +287,7 @@ def _scores_2():
     mask = causal_mask(S.shape[0])
     S[d["t"], d["s"]] += d["delta"]
     after = softmax_forward(S, mask=mask)[0][d["t"], d["s"]]
-    before = trace[_A + "P"][d["head"], d["t"], d["s"]]
+    before = trace[_A + "A"][d["head"], d["t"], d["s"]]
     return Solution(after, {
         "that multiplies the weight by e but forgets to renormalise: the row must still sum to 1.":
             before * math.exp(d["delta"]),
@@ -297,7 +297,7 @@ def _scores_2():
 
 def _weights_ref(Q, K):
     _, cache = attention_forward(Q, K, K, causal_mask(Q.shape[0]))
-    return cache["P"]
+    return cache["A"]
 
 
 @exercise("scores.3", "13_scores", "find the bug", 2,
@@ -379,7 +379,7 @@ def _heads_3():
     params, _, _, trace = _toy()
     r = _rng(14)
     A2 = softmax_forward(r.normal(size=(4, 3, 3)), mask=causal_mask(3))[0]
-    cases = ((trace[_A + "P"].copy(), trace[_A + "V"].copy(), params[_A + "W_o"].copy(), params[_A + "b_o"].copy()),
+    cases = ((trace[_A + "A"].copy(), trace[_A + "V"].copy(), params[_A + "W_o"].copy(), params[_A + "b_o"].copy()),
              (A2, r.normal(size=(4, 3, 2)), r.normal(size=(8, 8)), r.normal(size=8)),
              (softmax_forward(r.normal(size=(2, 4, 4)))[0], r.normal(size=(2, 4, 3)), r.normal(size=(6, 6)),
               r.normal(size=6)))
@@ -403,17 +403,17 @@ def _heads_3():
 
 # --- 15: feed-forward with GELU ----------------------------------------------------------------------------------
 
-@exercise("ffn.1", "15_feed_forward", "by hand", 2, "GELU of h[3, 1], step by step in the tanh form", atol=5e-4)
+@exercise("ffn.1", "15_feed_forward", "by hand", 2, "GELU of ã[3, 1], step by step in the tanh form", atol=5e-4)
 @functools.lru_cache(maxsize=None)
 def _ffn_1():
     d = INPUTS["ffn.1"]
-    x = np.array([_toy()[3]["block0.ffn.h"][d["t"], d["c"]]])
+    x = np.array([_toy()[3]["block0.ffn.pre"][d["t"], d["c"]]])
     y = gelu_forward(x, approximate="tanh")[0][0]
     no_cube = 0.5 * x[0] * (1 + math.tanh(math.sqrt(2 / math.pi) * x[0]))
     return Solution(y, {
         "that is ReLU, which cuts a negative input to 0; GELU lets a little through.": relu_forward(x)[0][0],
         "that forgets the ½ in front.": 2 * y,
-        "that leaves out the cubic term c x³ inside the tanh.": no_cube})
+        "that leaves out the cubic term κ x³ inside the tanh.": no_cube})
 
 
 @exercise("ffn.2", "15_feed_forward", "predict", 2,
@@ -500,7 +500,7 @@ def _layernorm_2():
     assert np.allclose(factor, factor[0], rtol=1e-9)
     return Solution(factor[0], {
         "layer norm ignores a row's scale only while c²σ² is large beside ε; here it is not.": 1.0,
-        "the division by √(c²σ² + ε) still undoes most of the scaling: the output does not shrink by c.":
+        "the division by √(α²σ² + ε) still undoes most of the scaling: the output does not shrink by α.":
             d["scale"]})
 
 
@@ -691,21 +691,21 @@ def _dlogits_3():
 
 # --- 21: backward through the feed-forward layer and layer norm --------------------------------------------------
 
-@exercise("dffn.1", "21_backward_ffn_layernorm", "by hand", 2, "dh[3, 62] = da · GELU'(h), from the formula",
+@exercise("dffn.1", "21_backward_ffn_layernorm", "by hand", 2, "dã[3, 62] = da · GELU'(ã), from the formula",
           rtol=2e-3, atol=1e-7)
 @functools.lru_cache(maxsize=None)
 def _dffn_1():
     d = INPUTS["dffn.1"]
     trace = _toy()[3]
     t, c = d["t"], d["c"]
-    x, da = trace["block0.ffn.h"][t, c], trace["dblock0.ffn.gelu"][t, c]
+    x, da = trace["block0.ffn.pre"][t, c], trace["dblock0.ffn.gelu"][t, c]
     _, cache = gelu_forward(np.array([x]))
     dh = gelu_backward(np.array([da]), cache)[0]
     gate = 0.5 * (1 + math.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
     return Solution(dh, {
-        "that is GELU's value times da; the chain rule needs its slope, GELU'(h).":
+        "that is GELU's value times da; the chain rule needs its slope, GELU'(ã).":
             da * gelu_forward(np.array([x]))[0][0],
-        "that is only the gate ½(1 + tanh u); GELU' has a second term, from the gate's own slope.": da * gate,
+        "that is only the gate ½(1 + tanh ξ); GELU' has a second term, from the gate's own slope.": da * gate,
         "that passes da straight through, as ReLU does for a positive input; GELU's slope is not 1.": da,
         "that is ReLU's slope, 0 for a negative input; GELU's is not 0 there.": 0.0})
 
@@ -769,7 +769,7 @@ def _dffn_3():
 @functools.lru_cache(maxsize=None)
 def _dattn_1():
     d = INPUTS["dattn.1"]
-    a = _toy()[3][_A + "P"][d["head"], d["t"]]  # (T,) the attention row
+    a = _toy()[3][_A + "A"][d["head"], d["t"]]  # (T,) the attention row
     J = np.diag(a) - np.outer(a, a)  # (T, T)
     i, j = d["i"], d["j"]
     return Solution(J[i, j], {
@@ -785,7 +785,7 @@ def _dattn_2():
     d = INPUTS["dattn.2"]
     trace = _toy()[3]
     hd, s, c = d["head"], d["s"], d["c"]
-    A, dO = trace[_A + "P"][hd], trace["d" + _A + "O_heads"][hd]  # (T, T), (T, d_k)
+    A, dO = trace[_A + "A"][hd], trace["d" + _A + "O_heads"][hd]  # (T, T), (T, d_k)
     dV = trace["d" + _A + "V"][hd]
     return Solution(dV[s, c], {
         f"dV = Aᵀ dO: key {s}'s row sums over the queries that read key {s}, down column {s} of A, "
@@ -803,7 +803,7 @@ def _value_grads_ref(dout, A, W_o, n_heads):
           "Find the bug: value gradients that fail the check against the loss", atol=1e-12)
 def _dattn_3():
     params, _, _, trace = _toy()
-    toy_case = (trace["d" + _A + "out"].copy(), trace[_A + "P"].copy(), params[_A + "W_o"].copy(),
+    toy_case = (trace["d" + _A + "out"].copy(), trace[_A + "A"].copy(), params[_A + "W_o"].copy(),
                 TOY_CONFIG.n_heads)
     assert np.allclose(_value_grads_ref(*toy_case), trace["d" + _A + "V"], rtol=0, atol=1e-15)  # byhand's dV
     r = _rng(22)
@@ -891,7 +891,7 @@ def _dembed_3():
 # --- 24: checking every gradient ---------------------------------------------------------------------------------
 
 @exercise("gradcheck.1", "24_gradient_check", "by hand", 2,
-          "The elementwise relative error r_i of one small entry, with the floor", atol=5e-3)
+          "The elementwise relative error rel_i of one small entry, with the floor", atol=5e-3)
 @functools.lru_cache(maxsize=None)
 def _gradcheck_1():
     d = INPUTS["gradcheck.1"]

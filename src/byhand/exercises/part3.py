@@ -168,12 +168,12 @@ def _decoder_1():
           precision=("dp", 4))
 def _decoder_2():
     tr = _exact().trace
-    A = tr["dec0.cross.P"][0]
+    A = tr["dec0.cross.A"][0]
     t = A[0, 0] - A[0, 1]  # the margin tanh(sqrt 2)
     t_post = toy.POST_PRINTED["cross_weights"][0] - toy.POST_PRINTED["cross_weights"][1]
     return Solution(tr["dec0.res2"][toy.SCORED, 0], {
         "that uses t = 1, a certain attention; t is the difference of the two weights, tanh √2.": 2.0,
-        "t is the margin A[0, 0] − A[0, 1], not the larger weight A[0, 0].": 3 * A[0, 0] - 1,
+        "ω is the margin A[0, 0] − A[0, 1], not the larger weight A[0, 0].": 3 * A[0, 0] - 1,
         "the leftover of the old pattern has entry −(1 − t) here: [−1, −1, 1, 1] starts with −1.": 1 + t,
         "that uses the rounded weights 0.944 and 0.056; keep t to four decimals.": 3 * t_post - 1})
 
@@ -234,7 +234,7 @@ def _smoothing_2():
     return Solution(_rounded_loss(eps=eps), {
         "the loss falls as ε grows on this model: am is the word it likes least.": plain + (plain - at01) * eps / 0.1,
         "that is the loss at ε = 0.1; the line keeps falling by the same amount for every 0.1.": at01,
-        "that is the smallest possible loss at ε = 0.1, the entropy of q; these logits are far from it.":
+        "that is the smallest possible loss at ε = 0.1, the entropy of ỹ; these logits are far from it.":
             float(-(_rounded().q * np.log(_rounded().q)).sum())})
 
 
@@ -258,21 +258,21 @@ def _smoothing_3():
 
     return Solution(reference, {
         "that is another convention's target, not this book's: compare each entry with the table of conventions.": over_v_minus_1,
-        "the target gets its own share too: 1 − ε + ε/V, or q no longer sums to 1.": target_unsmoothed},
+        "the target gets its own share too: 1 − ε + ε/V, or ỹ no longer sums to 1.": target_unsmoothed},
         _smoothing_cases())
 
 
 # --- 35: the backward pass ----------------------------------------------------------------------------------------
 
 @exercise("encback.1", "35_encdec_backward", "by hand", 1,
-          "One entry of ∂L/∂W_out = hᵀ(p − q) on the rounded path", atol=5e-4, precision=("dp", 4))
+          "One entry of ∂ℒ/∂W_out = H₁ᵀ(p − ỹ) on the rounded path", atol=5e-4, precision=("dp", 4))
 def _encback_1():
     i, j = INPUTS["encback.1"]["entry"]
     r = _rounded()
     return Solution(r.dW_out[i, j], {
-        "h[2] is −1, so the entry is minus (p − q)[0]: the sign flips.": r.dlogits[j],
-        "the gradient is h[i] times (p − q)[j]; that used p[j] alone.": r.h[i] * r.p[j],
-        "that is entry [j, i]: in hᵀ(p − q) the row comes from h and the column from p − q.": r.dW_out[j, i]})
+        "H₁[2] is −1, so the entry is minus (p − ỹ)[0]: the sign flips.": r.dlogits[j],
+        "the gradient is H₁[i] times (p − ỹ)[j]; that used p[j] alone.": r.h[i] * r.p[j],
+        "that is entry [j, i]: in H₁ᵀ(p − ỹ) the row comes from H₁ and the column from p − ỹ.": r.dW_out[j, i]})
 
 
 @exercise("encback.2", "35_encdec_backward", "predict", 2,
@@ -328,14 +328,14 @@ def _adam_1():
 
 
 @exercise("adam.2", "36_adam_warmup", "predict", 2,
-          "Predict the first Adam step, in units of lr_1, if the bias correction were left out", atol=5e-4,
+          "Predict the first Adam step, in units of η₁, if the bias correction were left out", atol=5e-4,
           precision=("dp", 3))
 def _adam_2():
     b1, b2 = toy.PAPER["beta1"], toy.PAPER["beta2"]
     g = _rounded().dW_out[0, 0]
     m, v = (1 - b1) * g, (1 - b2) * g * g  # the moments after step 1, not corrected
     return Solution(m / (math.sqrt(v) + toy.PAPER["eps"]), {
-        "that is the corrected step, lr_1 · sign(g); without the correction m and v stay small.": 1.0,
+        "that is the corrected step, η₁ · sign(g); without the correction m and v stay small.": 1.0,
         "v is uncorrected too, and its square root is √0.02 |g|, which makes the step larger than 0.1.": 1 - b1,
         "that divides by v, not by its square root.": m / v})
 
@@ -388,7 +388,7 @@ def _invariants_1():
     c = 1.0 / h.std()
     return Solution(c, {
         "that makes the variance 2; variance grows with c², so c is 1/√(variance), not 1/variance.": 1.0 / h.var(),
-        "that is the variance itself; the check wants variance 1, and scaling by c multiplies it by c².": h.var()})
+        "that is the variance itself; the check wants variance 1, and scaling by α multiplies it by α².": h.var()})
 
 
 @exercise("invariants.2", "37_encdec_invariants", "predict", 2,

@@ -36,9 +36,9 @@ def _inside_1():
     return Solution(cosine_lr(t, lr_max, w, N, lr_min), {
         "that decays to 0; the schedule ends at η_min, so it is η_min plus a share of η_max − η_min.":
             cosine_lr(t, lr_max, w, N, 0.0),
-        "s counts from the end of the warm-up: s = (t − w) / (N − w), not t / N.":
+        "ψ counts from the end of the warm-up: ψ = (t − t_warm) / (t_end − t_warm), not t / t_end.":
             lr_min + (lr_max - lr_min) * 0.5 * (1 + math.cos(math.pi * t / N)),
-        "the cosine runs from 1 to −1; (1 + cos πs) / 2 turns it into a share that runs from 1 to 0.":
+        "the cosine runs from 1 to −1; (1 + cos πψ) / 2 turns it into a share that runs from 1 to 0.":
             lr_min + (lr_max - lr_min) * math.cos(math.pi * s)})
 
 
@@ -66,7 +66,7 @@ def _inside_2():
 
 
 @exercise("inside.3", "40_inside_the_model", "code", 2,
-          "Complete clip_global: scale every gradient by one factor so the global norm is at most c", atol=1e-9)
+          "Complete clip_global: scale every gradient by one factor so the global norm is at most C", atol=1e-9)
 def _inside_3():
     rng = np.random.default_rng(40)
     big = [rng.normal(size=(4, 3)), rng.normal(size=(3,)), 3.0 * rng.normal(size=(2, 2))]  # norm well above 1

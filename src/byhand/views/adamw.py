@@ -89,7 +89,7 @@ def draw_adamw(fig, state: AdamWState, curve: AdamWCurve):
     ax.autoscale_view()  # the learning rates of the sweep fix the horizontal range
     ax.set_autoscale_on(False)
     ax.axhline(state.loss_before, color="gray", lw=0.8, ls=":", label="before the step")
-    ax.set_xlabel("learning rate lr")
+    ax.set_xlabel("learning rate η")
     ax.set_ylabel("loss after one step (nats)")
     ax.set_ylim(0.0, 2.0 * state.loss_before)  # a diverging step would squash the interesting part of the curve
     title = ax.set_title("", fontsize=9)
@@ -112,7 +112,7 @@ def draw_adamw(fig, state: AdamWState, curve: AdamWCurve):
         at.set_xdata([new.lr, new.lr])
         dot.set_data([new.lr], [new.loss_after])
         dot.set_color("tab:blue" if new.bias_correction else "tab:red")
-        title.set_text(f"lr = {new.lr:.3g}: loss {new.loss_before:.4f} → {new.loss_after:.4f}")
+        title.set_text(f"η = {new.lr:.3g}: loss {new.loss_before:.4f} → {new.loss_after:.4f}")
         for bar, text, v in zip(bars, values, (new.loss_before, new.loss_after, new.predicted)):
             bar.set_height(v)
             if v < 0:  # a falling bar: its value just above the zero line

@@ -156,7 +156,7 @@ def draw_secant(fig, s: SecantState, z, a: int, j: int, curve: ErrorCurve, word:
     ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 2]})
     xs = np.linspace(s.x0 - 2.5, s.x0 + 2.5, 201)  # (201,)
     lo = loss_of_logit(z, a, j, xs)  # (201,)
-    ax.plot(xs, lo, color="black", lw=1.6, label="loss L")
+    ax.plot(xs, lo, color="black", lw=1.6, label=r"loss $\mathcal{L}$")
     ax.plot(xs, s.loss0 + s.exact * (xs - s.x0), color="tab:blue", lw=1.2, label=f"tangent, slope {s.exact:.4f}")
     (secant,) = ax.plot(xs, np.zeros_like(xs), color="tab:red", lw=1.2, ls="--", label="secant")
     (points,) = ax.plot([], [], "o", color="tab:red", ms=4)
@@ -171,7 +171,7 @@ def draw_secant(fig, s: SecantState, z, a: int, j: int, curve: ErrorCurve, word:
     ax2.set_xlim(ax2.get_xlim())  # autoscaled to the error curves, then kept for every h
     ax2.set_ylim(ax2.get_ylim())
     marker = ax2.axvline(1.0, color="gray", lw=0.8)
-    ax2.set_xlabel("nudge h")
+    ax2.set_xlabel("nudge Δ")
     ax2.set_ylabel("|error of the slope|")
     ax2.yaxis.set_major_locator(LogLocator(base=10.0, numticks=6))  # labels far enough apart to read
     ax2.legend(fontsize=9, frameon=False, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2,
@@ -184,7 +184,7 @@ def draw_secant(fig, s: SecantState, z, a: int, j: int, curve: ErrorCurve, word:
         secant.set_ydata(new.loss0 + new.forward * (xs - new.x0))
         points.set_data([new.x0, new.x0 + new.h], [new.loss0, new.loss_plus])
         marker.set_xdata([new.h, new.h])
-        title.set_text(f"h = {new.h:.3g}: secant slope {new.forward:.4f}, off by {new.forward_error:.2g}")
+        title.set_text(f"Δ = {new.h:.3g}: secant slope {new.forward:.4f}, off by {new.forward_error:.2g}")
         return [secant, points, marker, title]
 
     update(s)

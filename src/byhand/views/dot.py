@@ -97,7 +97,7 @@ def draw_dot(fig, state: DotState, ylim: tuple[float, float] | None = None):
     ax2.axvline(90, color="gray", lw=0.6, ls=":", zorder=1)
     ax2.plot(state.thetas, state.curve, color="tab:gray", lw=1.2)
     (dot,) = ax2.plot([state.theta_deg], [state.before], "o", color="black")
-    ax2.set_xlabel("angle θ between q and k (°)")
+    ax2.set_xlabel("angle φ between q and k (°)")
     ax2.set_ylabel("q·k before the nudge")
     ax2.set_xticks([0, 45, 90, 135, 180])
     fig.subplots_adjust(left=0.1, right=0.98, bottom=0.17, top=0.88, wspace=0.4)

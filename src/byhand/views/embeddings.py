@@ -58,7 +58,7 @@ def embed_state(params: dict, token: str = "like", j: int = 0, delta: float = 0.
         raise ValueError(f"query position t = {t} is outside 0..{len(ids) - 1}")
     base = nudge_trace(params, "E", (VOCAB.index(token), j), 0.0)
     new = nudge_trace(params, "E", (VOCAB.index(token), j), delta)
-    A0, A1 = base["block0.attn.P"], new["block0.attn.P"]  # (h, T, T) attention weights A before and after
+    A0, A1 = base["block0.attn.A"], new["block0.attn.A"]  # (h, T, T) attention weights A before and after
     return EmbedState(token, j, delta, t, A0[:, t, :], A1[:, t, :], new["x0"] - base["x0"])
 
 

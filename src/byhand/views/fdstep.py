@@ -118,7 +118,7 @@ def draw_fd(fig, state: FDState, curve: FDCurve):
               label="central difference")
     ax.autoscale_view()  # fixed by the sweep: a marker at any h of the sweep lies on its curve
     ax.set_autoscale_on(False)
-    ax.set_xlabel(f"step h (nudge of {entry_label(state.name, state.index)})")
+    ax.set_xlabel(f"step Δ (nudge of {entry_label(state.name, state.index)})")
     ax.set_ylabel("|difference − analytic gradient|")
     title = ax.set_title("", fontsize=9)
     ax.legend(loc="lower left", fontsize=9, frameon=False)
@@ -131,7 +131,7 @@ def draw_fd(fig, state: FDState, curve: FDCurve):
         at.set_xdata([new.h, new.h])
         mark_forward.set_data([new.h], [max(new.forward_err, floor)])
         mark_central.set_data([new.h], [max(new.central_err, floor)])
-        title.set_text(f"h = {one_digit(new.h)}: forward error {error_text(new.forward_err, new.h, new.loss)}, "
+        title.set_text(f"Δ = {one_digit(new.h)}: forward error {error_text(new.forward_err, new.h, new.loss)}, "
                        f"central error {error_text(new.central_err, new.h, new.loss)}")
         return [at, mark_forward, mark_central, title]
 

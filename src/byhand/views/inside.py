@@ -50,7 +50,7 @@ def run_sentences(params: dict, config: GPTConfig, vocab: Vocab, sentences, laye
     logits, cache = gpt_forward(p64, ids, config)  # (B, T, V)
     z = logits[rows, last]  # (B, V)
     p, _ = softmax_forward(z)  # (B, V)
-    attn = cache["trace"][f"block{layer}.attn.P"][rows, head, last]  # (B, T)
+    attn = cache["trace"][f"block{layer}.attn.A"][rows, head, last]  # (B, T)
     io = np.array([vocab.index[x.io] for x in sentences])
     s = np.array([vocab.index[x.s] for x in sentences])
     words = tuple(("<bos>",) + tuple(tokenize(x.prompt)) for x in sentences)

@@ -72,7 +72,7 @@ def draw_ln(fig, state: LNState, xlim: tuple[float, float] | None = None):
     def update(new: LNState) -> list:
         set_bars(bars, new.x)
         mean.set_ydata([new.mean, new.mean])
-        title.set_text(f"c·x + b, c = {new.scale:.3g}, b = {new.shift:g}; mean (red) {new.mean:.3f}")
+        title.set_text(f"α·x + b, α = {new.scale:.3g}, b = {new.shift:g}; mean (red) {new.mean:.3f}")
         set_bars(after, new.y)
         title2.set_text(f"LN; outline: LN(x). Largest gap {np.abs(new.y - new.y_ref).max():.4f}")
         return [*bars, mean, title, *after, *ref, title2]

@@ -89,7 +89,8 @@ def draw_step(fig, s: StepState, curve: LineCurve, word: str = "the right word")
     ax.plot(curve.etas, curve.loss, color="black", lw=1.6, label="loss after one step")
     line = s.loss_before - curve.etas * curve.g2
     keep = line > -0.5
-    ax.plot(curve.etas[keep], line[keep], color="tab:blue", lw=1.0, ls="--", label="straight line L − η|g|²")
+    ax.plot(curve.etas[keep], line[keep], color="tab:blue", lw=1.0, ls="--",
+            label=r"straight line $\mathcal{L} - \eta \|g\|^2$")
     ax.axhline(s.loss_before, color="gray", lw=0.8, ls=":", label="before the step", zorder=1)
     ax.set_xlim(ax.get_xlim())  # autoscaled to the curve, then kept for every η
     bottom, top = -0.05, curve.loss.max() * 1.1

@@ -78,7 +78,7 @@ def draw_smoothing(fig, state: SmoothingState, tokens, loss_limits: tuple[float,
     ax2.axhline(0, color="gray", lw=0.6, zorder=0.5)  # under the bars, as in a moved frame
     ax2.set_xticks(x, tokens)
     ax2.set_ylim(-1, 1)
-    ax2.set_ylabel(r"$\partial L / \partial z = p - q$")
+    ax2.set_ylabel(r"$\partial \mathcal{L} / \partial z = p - \tilde y$")
     title2 = ax2.set_title("", fontsize=9)
     (line,) = ax3.plot(state.eps_grid, state.loss_curve, color="tab:gray", lw=1.2)
     ax3.autoscale_view()  # ε from 0 to 0.5, the grid of every state
@@ -100,7 +100,7 @@ def draw_smoothing(fig, state: SmoothingState, tokens, loss_limits: tuple[float,
         set_bars(p_bars, new.p)
         set_bars(q_bars, new.q)
         total = round(float(new.grad.sum()), 6) + 0.0  # 0 up to round-off; + 0.0 turns -0.0 into 0.0
-        title1.set_text(f"p (blue), q (orange); z[{tokens[new.j]}] {new.delta:+.2f}")
+        title1.set_text(f"p (blue), ỹ (orange); z[{tokens[new.j]}] {new.delta:+.2f}")
         title2.set_text(f"entries sum to {total:.4f}")
         line.set_ydata(new.loss_curve)
         dot.set_data([new.eps], [new.loss])

@@ -75,7 +75,7 @@ def draw_warmup(fig, state: WarmupState, limits: tuple[tuple[float, float], floa
     ax2.set_xlim(1 - 0.05 * (state.steps[-1] - 1), state.steps[-1] * 1.05)
     ax2.set_ylim(-0.05 * sum_hi, 1.05 * sum_hi)
     ax2.set_xlabel("step t")
-    ax2.set_ylabel(r"$\sum_{s \leq t}$ lr(s)")
+    ax2.set_ylabel(r"$\sum_{s \leq t} \eta_s$")
     title = ax2.set_title("", fontsize=9)
     for a in (ax, ax2):
         a.tick_params(labelsize=9)
@@ -90,7 +90,7 @@ def draw_warmup(fig, state: WarmupState, limits: tuple[tuple[float, float], floa
         at.set_xdata([new.warmup, new.warmup])
         labels[0].set_text("step 1")
         labels[1].set_text(f"step {new.warmup}")
-        labels[2].set_text(f"t = {new.t}: lr = {new.lr_t:.3e}")
+        labels[2].set_text(f"t = {new.t}: η = {new.lr_t:.3e}")
         total.set_ydata(new.travelled)
         mark2.set_data([new.t], [new.travelled_t])
         title.set_text(f"sum to t = {new.travelled_t:.4f}")
