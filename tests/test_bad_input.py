@@ -538,6 +538,12 @@ rows("params_to_hf",
      ("type", lambda: gpt2.params_to_hf(list(P.values()), CFG), "params must be a dict"),
      ("shape", lambda: gpt2.params_to_hf(_with(P, "P", P["P"][:2]), CFG), r"parameter P must have shape \(4, 8\)"),
      ("nonfinite", lambda: gpt2.params_to_hf(_with(P, "E", _nan_at(P["E"])), CFG), "parameter E contains NaN or inf"))
+rows("printed_tolerance",
+     ("type", lambda: gpt2.printed_tolerance(0.3), "printed must be the figure as a string of digits, got float"),
+     ("value", lambda: gpt2.printed_tolerance("around -93"), "printed 'around -93' is not a decimal numeral"),
+     ("nonfinite", lambda: gpt2.printed_tolerance("inf"), "printed 'inf' is not finite"))
+rows("sentence_countings",
+     ("type", lambda: gpt2.sentence_countings(P, CFG, None, "a b"), "tokenizer must be a HFTokenizer, got NoneType"))
 
 # ---- displays ----------------------------------------------------------------------------------------------------
 rows("fmt",
@@ -590,6 +596,8 @@ NOT_SWEPT = {
     "load_tokenizer": "file errors (FileNotFoundError), tested in test_gpt2.py",
     "gpt2_files_present": "returns False for any folder without the files",
     "download_gpt2": "network; ImportError without huggingface_hub, tested in test_gpt2.py",
+    "reported_as_printed": "no arguments", "Figure": "a result record", "GPT2Figures": "a result record",
+    "gpt2_figures": "file errors (FileNotFoundError) through load_gpt2, whose checks are swept above",
 }
 # names that two modules share are written module.name in the table
 QUALIFIED = {"ioi.tokenize", "toy_gpt.tokenize"}
