@@ -138,6 +138,7 @@
     }
   }
 
+  var figures = 0;
   function zoomable(img) {
     // a figure of the chapters (not a theme icon, a slider frame or a widget) drawn at under half its own width
     if (img.closest(".byhand-slider, .widget-subarea") || !img.naturalWidth) return;
@@ -147,12 +148,14 @@
     if (!wrap) {
       wrap = document.createElement("div");
       wrap.className = "byhand-figure";
+      wrap.id = "byhand-figure-" + (++figures);
       img.insertAdjacentElement("beforebegin", wrap);
       wrap.appendChild(img);
       var button = document.createElement("button");
       button.type = "button";
       button.className = "byhand-figure-zoom";
       button.setAttribute("aria-pressed", "false");
+      button.setAttribute("aria-controls", wrap.id);
       button.textContent = "Show this figure full size";
       function toggle() {
         var on = !wrap.classList.contains("byhand-zoomed");
