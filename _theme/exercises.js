@@ -100,6 +100,7 @@
     [".cell_output pre", "Wide output"],
     ["div.highlight pre", "Wide code"],
     [".pst-scrollable-table-container", "Wide table"],
+    [".prov-scroll", "Table of this page's numbers"],
     [".byhand-slider", "Wide figure player"],
     [".widget-subarea", "Wide widget"],
     [".byhand-figure.byhand-zoomed", "Figure at full size"],

@@ -25,10 +25,14 @@ SAMPLE = ("01_", "15_", "22_", "50_")
 FOCUS_BEFORE_JS = """(target) => {
   const sel = 'a[href], button, input, select, textarea, summary, [tabindex]';
   const all = [...document.querySelectorAll(sel)].filter(el => !el.disabled && el.tabIndex >= 0
-      && el.getClientRects().length && getComputedStyle(el).visibility !== 'hidden' && !el.closest('[inert]'));
+      && el.checkVisibility({checkVisibilityCSS: true, contentVisibilityAuto: true}) && !el.closest('[inert]'));
   const i = all.indexOf(target);
   if (i < 0) return 'not in the tab order (disabled, hidden or tabindex -1)';
-  if (i > 0) all[i - 1].focus(); else document.activeElement && document.activeElement.blur();
+  if (document.activeElement) document.activeElement.blur();
+  for (let k = i - 1; k >= 0; k--) {  // the nearest one before it that takes the focus
+    all[k].focus({preventScroll: true});
+    if (document.activeElement === all[k]) break;
+  }
   return '';
 }"""
 
@@ -123,7 +127,9 @@ def _show_all(page) -> list[str]:
 
 
 def _scroll_box(page) -> list[str]:
-    box = page.query_selector(".bd-article [data-byhand-region]")
+    # the first one on show (a collapsed code cell hides its own)
+    box = page.evaluate_handle("() => [...document.querySelectorAll('.bd-article [data-byhand-region]')]"
+                               ".find(el => el.checkVisibility({contentVisibilityAuto: true})) || null").as_element()
     if box is None:
         return []
     found = tab_to(page, box, "a box that scrolls sideways")
