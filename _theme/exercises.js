@@ -103,11 +103,13 @@
     [".prov-scroll", "Table of this page's numbers"],
     [".byhand-slider", "Wide figure player"],
     [".widget-subarea", "Wide widget"],
-    [".byhand-figure.byhand-zoomed", "Figure at full size"],
+    [".byhand-figure", "Figure at full size"],
   ];
 
+  // the cue goes under the box; under a display's div.math, which lays out its children in a row
+  function cueAfter(box) { return box.closest("div.math") || box; }
   function cueFor(box) {
-    var next = box.nextElementSibling;
+    var next = cueAfter(box).nextElementSibling;
     return next && next.classList.contains("byhand-scroll-cue") ? next : null;
   }
 
@@ -127,7 +129,7 @@
         cue.className = "byhand-scroll-cue";
         cue.setAttribute("aria-hidden", "true");  // the region's name says it
         cue.textContent = "Continues to the right \u2192 scroll sideways";
-        box.insertAdjacentElement("afterend", cue);
+        cueAfter(box).insertAdjacentElement("afterend", cue);
       }
     } else if (box.hasAttribute("data-byhand-region")) {
       box.classList.remove("byhand-overflows");

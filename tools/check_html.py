@@ -138,7 +138,7 @@ FIT_JS = """(items) => {
       // a box that scrolls must say so where no scrollbar is drawn (phones, Macs): a named, focusable region with
       // the cue line under it (_theme/exercises.js)
       if (status === 'scrolls') {
-        const cue = box.nextElementSibling;
+        const cue = (box.closest('div.math') || box).nextElementSibling;
         const named = box.tabIndex >= 0 && box.getAttribute('role') && box.getAttribute('aria-label');
         const shown = cue && cue.classList.contains('byhand-scroll-cue') && cue.getClientRects().length > 0;
         if (!named) status = 'clipped: scrolls, but is not a named region that Tab reaches (' + (box.className || box.tagName) + ')';
