@@ -114,7 +114,7 @@
   }
 
   function mark(box, name) {
-    var over = box.scrollWidth > box.clientWidth + 1 && box.getClientRects().length > 0;
+    var over = box.scrollWidth > box.clientWidth && box.getClientRects().length > 0;  // even 1 px draws a scrollbar
     var cue = cueFor(box);
     if (over) {
       box.classList.add("byhand-overflows");
