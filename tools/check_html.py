@@ -229,7 +229,7 @@ def open_page(page, base: str, rel: str, errors: list[str], blocked: list[str]) 
     page.wait_for_timeout(300)
 
 
-# Opens every closed "Show all …" box (byhand.display) and says which it opened, so that they can be closed again.
+# Opens every closed "Show all …" box (byhand.display) and says how many it opened (they are closed again after).
 OPEN_FULL_JS = """() => {
   const opened = [...document.querySelectorAll('details.byhand-full:not([open])')];
   opened.forEach(d => { d.open = true; });

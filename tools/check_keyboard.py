@@ -18,7 +18,8 @@ Every control reached must show a focus ring: a computed outline of at least 2 p
 """
 from __future__ import annotations
 
-# pages walked (file name prefixes): each has answer boxes, a static slider and, except the first, "Show all …" boxes
+# pages walked (file name prefixes): 01, 15 and 22 have answer boxes and a static slider, 15 and 22 "Show all …" boxes;
+# 50 is the instructors' exercise index; every one has figures or boxes that scroll at 390 px
 SAMPLE = ("01_", "15_", "22_", "50_")
 
 # The page's tab order in document order (no positive tabindex in the book), and the one just before `target`.
