@@ -153,8 +153,19 @@ def test_a_wide_matrix_keeps_its_shape_and_first_and_last_columns_and_the_rest_i
     assert r"(5 \times 16)" in m.source
     widths = [tex_width(c) for c in first_row]
     assert tex_width("dO = ") + sum(widths) + len(first_row) - 1 + 1.0 <= COLUMN_EM
-    # the full matrix: every entry, in a <details> box under the display
-    assert m.full.count(" & ") == 5 * 15 and r"\cdots" not in m.full
+    # the full matrix: every entry, in a <details> box under the display, in blocks of columns that fit the column.
+    # By hand: each column is as wide as "-0.0xx" (0.778 + 0.5 + 0.278 + 3 × 0.5 = 3.056 em); a block line starts
+    # with "dO[:, 00{:}00] = " (6.345 em) and the brackets take 1 em, which leaves 28.655 em: 7 columns fit
+    # (7 × 3.056 + 6 = 27.4), 8 do not, so 16 columns need 3 blocks, spread evenly as 6 + 6 + 4.
+    blocks = re.findall(r"dO\[:, (\d+)\{:\}(\d+)\] &= \\underset\{\(5 \\times (\d+)\)\}", m.full)
+    assert blocks == [("0", "6", "6"), ("6", "12", "6"), ("12", "16", "4")]
+    assert m.full.startswith(r"\begin{aligned} ") and r"\cdots" not in m.full
+    for i in range(5):  # every entry, once, in order, row by row
+        row = [c for b in m.full.split(r"\begin{bmatrix}")[1:] for c in b.split(r"\end{bmatrix}")[0].split(r" \\ ")[i].split(" & ")]
+        assert row == [fmt(x, 3) for x in A[i]]
+    for line in m.full.removeprefix(r"\begin{aligned} ").removesuffix(r"\end{aligned}").split(r" \\[0.6em] "):
+        cells = line.split(r"\begin{bmatrix}")[1].split(r" \\ ")[0].split(" & ")
+        assert tex_width(line.split("&=")[0] + "= ") + sum(map(tex_width, cells)) + len(cells) - 1 + 1.0 <= COLUMN_EM
     md = m._repr_markdown_()
     assert md.startswith("$$\n") and '<details class="byhand-full"><summary>Show all 16 columns</summary>' in md
     assert md.endswith("$$\n\n</details>") and md.count("$$") == 4
@@ -164,4 +175,15 @@ def test_a_wide_matrix_keeps_its_shape_and_first_and_last_columns_and_the_rest_i
 def test_a_long_vector_is_elided_too():
     m = matrix_tex(np.linspace(-1, 1, 64), name="v", digits=4)
     assert r"\cdots" in m.source and "Show all 64 entries" in m._repr_markdown_()
+    # its full copy in slices v[lo{:}hi] that cover 0 .. 64 without a gap, each with its own length underneath
+    runs = [(int(a), int(b), int(n)) for a, b, n in re.findall(r"v\[(\d+)\{:\}(\d+)\] &= \\underset\{\((\d+)\)\}", m.full)]
+    assert runs[0][0] == 0 and runs[-1][1] == 64 and all(r[1] == s[0] for r, s in zip(runs, runs[1:]))
+    assert all(n == b - a for a, b, n in runs) and len(runs) > 1
     assert repr(m) == "v = [64 vector]"
+
+
+def test_a_full_copy_that_fits_is_one_block():
+    # 4 columns of "0.0" fit easily; only the rows are elided, so the full copy is the plain matrix
+    m = matrix_tex(np.zeros((20, 4)), name="Z", digits=1, max_rows=6)
+    assert m.full.startswith(r"Z = \underset{(20 \times 4)}{\begin{bmatrix}") and "aligned" not in m.full
+    assert m.full.count(r" \\ ") == 19 and "Show all 20 rows" in m._repr_markdown_()

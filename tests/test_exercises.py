@@ -4,7 +4,10 @@ The right answers themselves are pinned apart from ``solve()`` in ``test_exercis
 each known mistake its hint, bad input a clear error, the answer box and the instructors' index their content, and
 every exercise its anchor in its chapter.
 """
+import json
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +18,7 @@ from byhand.exercises import Solution, all_exercises, answer_box, check, exercis
 from byhand.exercises.index import exercise_index
 
 BOOK = Path(__file__).resolve().parent.parent / "book"
+EXERCISES_JS = BOOK.parent / "_theme" / "exercises.js"
 
 @exercise("toy.1", chapter="00_toy", kind="by hand", level=1, prompt="2 + 2, with a known slip", atol=0.01)
 def _toy():
@@ -79,6 +83,46 @@ def test_answer_box_carries_the_computed_answer_and_hints_and_starts_disabled():
         answer_box("toy.2")
 
 
+def test_the_answer_box_is_labelled_and_announces_its_verdict():
+    html = answer_box("toy.1")._repr_html_()
+    assert 'aria-label="Your answer to exercise toy.1"' in html  # the visible label's words start the name
+    status = re.search(r'<span class="en-feedback"([^>]*)>', html).group(1)
+    assert 'role="status"' in status and 'aria-live="polite"' in status and 'aria-atomic="true"' in status
+
+
+def test_a_verdict_renders_as_a_paragraph_that_wraps():
+    v = check("toy.1", 5.0)
+    assert v._repr_html_() == ('<p class="en-verdict">not yet: that is 2 × 2 + 1: add, don&#x27;t '
+                               'multiply.</p>')
+    assert repr(v) == "not yet: that is 2 × 2 + 1: add, don't multiply."
+
+
+def _js_parse(texts):
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    script = ("const m = require(process.argv[1]);"
+              "console.log(JSON.stringify(JSON.parse(process.argv[2]).map(m.parseAnswer)));")
+    out = subprocess.run([node, "-e", script, str(EXERCISES_JS), json.dumps(texts)], capture_output=True,
+                         text=True, check=True).stdout
+    return json.loads(out)
+
+
+def test_the_page_reads_typed_answers_evenly():
+    ok = {"0.25": 0.25, "\u22121.5": -1.5, "2.5e-3": 0.0025, ".5": 0.5, "+3": 3.0, "1 000": 1000.0,
+          "1/4": 0.25, "-3/8": -0.375, "1/3": 1 / 3}
+    got = _js_parse(list(ok))
+    assert [g.get("value") for g in got] == list(ok.values())
+    bad = {"1e400": "too large", "-1e400": "too large", "inf": "not a finite", "-Infinity": "not a finite",
+           "nan": "not a finite", "\u221e": "not a finite", "0,5": "with a point", "1,000": "with a point",
+           "": "Type your answer first", "twelve": "Type a number", "1/0": "divides by zero", "1/2/3": "Type a number",
+           "0x10": "Type a number"}
+    got = _js_parse(list(bad))
+    for (text, want), g in zip(bad.items(), got):
+        assert "value" not in g and want in g["error"], (text, g)
+        assert "such as 0.25" in g["error"] or "0,5" in text or "1,000" in text  # each says what is accepted
+
+
 def test_the_tolerance_accepts_the_asked_precision():
     assert exercise("toy.3", "00_toy", "by hand", 1, "x", atol=1e-12, precision=("sf", 3))(_toy) is _toy
     sf = ex.get("toy.3")
@@ -141,6 +185,9 @@ def test_the_index_lists_every_exercise_and_links_only_the_anchors_it_is_given()
     assert some.markdown.count("](#ex-") == 1 and "| 02_softmax | softmax.1 |" in some.markdown
     assert "| dot.2 |" in some.markdown and some.count == full.count == len(all_exercises())
     assert repr(full) == f"{full.count} exercises" and full._repr_markdown_() == full.markdown
+    # one <div> around the tables (the phone layout's hook), with blank lines so that the Markdown inside is parsed
+    assert full.markdown.startswith('<div class="byhand-exercise-index">\n\n## Part I')
+    assert full.markdown.endswith("\n</div>") and full.markdown.count("<div") == 1
     for bad in ("ex-dot-1", [1, 2]):
         with pytest.raises(ValueError, match="anchors must be a collection"):
             exercise_index(bad)

@@ -19,12 +19,17 @@ scroll box shows its bar as it does on a desktop). Each page is checked at a 140
                the fewest decimals the tolerance allows, must get "Right."; a known wrong answer its own hint; a
                number far off "too high"; text that is no number a request for a number
   weight       the page, without the shared assets under _static/, weighs 2 MB or more
-  clip         at 1400 px: a math display, table, code block, output, figure or widget wider than the box it is
-               shown in, unless the reader can reach the rest in a box that visibly scrolls (see below)
+  clip         at 1400 px, with every "Show all …" box open: a math display, table, code block, output, figure or
+               widget wider than the box it is shown in, unless the reader can reach the rest in a box that visibly
+               scrolls (see below) and that says so without its scrollbar: a named region (role, aria-label,
+               tabindex 0) with the line "Continues to the right" under it (_theme/exercises.js), because phones
+               and Macs draw no scrollbar until one scrolls
   math-scroll  at 1400 px: a math display outside a "Show all …" box (byhand.display's <details>) that only fits
                by scrolling: written-out arithmetic must fit the text column
   page-scroll  at 390 px: the page itself scrolls sideways (document.scrollingElement.scrollWidth > innerWidth)
   clip-390     at 390 px: as `clip`
+  keys         on a few pages, the keyboard-only walk of tools/check_keyboard.py failed (Tab to an answer box, a
+               static slider, a "Show all …" box, a box that scrolls, a phone figure's button; Enter, arrows)
 
 "Visibly scrolls": the element, or the first ancestor that cuts its overflow, has computed overflow-x auto or
 scroll, content wider than its box (scrollWidth > clientWidth), and a horizontal scrollbar that takes room
@@ -51,6 +56,7 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
+from check_keyboard import check_page as check_keyboard  # the keyboard-only walk (tools/check_keyboard.py)
 from check_provenance import check_page as check_provenance  # the numbers' popovers (tools/check_provenance.py)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -97,7 +103,7 @@ FIT_JS = """(items) => {
     for (const el of article.querySelectorAll(selector)) {
       if (!el.getClientRects().length) continue;  // not displayed (a closed <details>, a hidden output)
       if (kind === 'math' && el.closest('details:not([open])')) continue;
-      let status = null;
+      let status = null, box = null;
       // the item's content, or the box that holds it, may be cut by the item itself or by an ancestor
       for (let a = el; a && a !== article.parentElement; a = a.parentElement) {
         const cs = getComputedStyle(a);
@@ -110,12 +116,14 @@ FIT_JS = """(items) => {
             const mcs = getComputedStyle(mjx);
             status = (['auto', 'scroll'].includes(mcs.overflowX) && bar(mjx) >= 4) ? 'scrolls'
                    : 'clipped: the math is cut at ' + mjx.clientWidth + ' px of ' + mjx.scrollWidth + ' px';
+            box = mjx;
             break;
           }
         }
         if (!over || a === document.body) continue;
         if (['auto', 'scroll'].includes(cs.overflowX)) {
           status = bar(a) >= 4 ? 'scrolls' : 'clipped: a scroll box with no visible scrollbar (' + a.className + ')';
+          box = a;
           break;
         }
         if (['hidden', 'clip'].includes(cs.overflowX)) {
@@ -126,6 +134,15 @@ FIT_JS = """(items) => {
       if (!status) {
         const r = el.getBoundingClientRect();
         status = r.right > edge + 1 ? 'clipped: runs ' + Math.round(r.right - edge) + ' px past the text column' : 'fits';
+      }
+      // a box that scrolls must say so where no scrollbar is drawn (phones, Macs): a named, focusable region with
+      // the cue line under it (_theme/exercises.js)
+      if (status === 'scrolls') {
+        const cue = (box.closest('div.math') || box).nextElementSibling;
+        const named = box.tabIndex >= 0 && box.getAttribute('role') && box.getAttribute('aria-label');
+        const shown = cue && cue.classList.contains('byhand-scroll-cue') && cue.getClientRects().length > 0;
+        if (!named) status = 'clipped: scrolls, but is not a named region that Tab reaches (' + (box.className || box.tagName) + ')';
+        else if (!shown) status = 'clipped: scrolls, but no line under it says that it continues';
       }
       out.push({kind, status, label: label(el), inFull: !!el.closest('details.byhand-full')});
     }
@@ -212,10 +229,23 @@ def open_page(page, base: str, rel: str, errors: list[str], blocked: list[str]) 
     page.wait_for_timeout(300)
 
 
+# Opens every closed "Show all …" box (byhand.display) and says how many it opened (they are closed again after).
+OPEN_FULL_JS = """() => {
+  const opened = [...document.querySelectorAll('details.byhand-full:not([open])')];
+  opened.forEach(d => { d.open = true; });
+  return opened.length;
+}"""
+
+
 def fit_findings(page, width: int) -> list[tuple[str, str]]:
-    """(category, text) for each item that does not fit at this window width."""
+    """(category, text) for each item that does not fit at this window width, with every "Show all …" box open:
+    an item fits, or it scrolls in a box that is a named region Tab reaches, with a line under it that says so."""
     found = []
-    for item in page.evaluate(FIT_JS, ITEMS):
+    if page.evaluate(OPEN_FULL_JS):
+        page.wait_for_timeout(400)  # the page's script measures the boxes again when one opens
+    items = page.evaluate(FIT_JS, ITEMS)
+    page.evaluate("() => document.querySelectorAll('details.byhand-full[open]').forEach(d => { d.open = false; })")
+    for item in items:
         where = f"{item['kind']} “{item['label']}”"
         if item["status"].startswith("clipped"):
             found.append(("clip" if width == WIDE[0] else "clip-390", f"{where}: {item['status']}"))
@@ -371,6 +401,7 @@ def check_page(browser, base: str, rel: str, chapters: list[str]) -> tuple[list[
     if missing and rel != "index.html":
         found.append(("nav", f"the left navigation lacks {missing}"))
     found += fit_findings(page, WIDE[0])
+    found += check_keyboard(page, rel, WIDE[0])
     slider_found, moved = check_sliders(page)
     found += slider_found
     live_found, views = check_live(page) if has_widgets else ([], 0)
@@ -394,6 +425,7 @@ def check_page(browser, base: str, rel: str, chapters: list[str]) -> tuple[list[
         found.append(("page-scroll", f"the page scrolls sideways at {NARROW[0]} px ({sideways[0]} px wide; "
                                      f"e.g. {culprits})"))
     found += fit_findings(page, NARROW[0])
+    found += check_keyboard(page, rel, NARROW[0])
     if rel.split("/")[-1].startswith(SHOWN):
         full_shot(page, rel, "-390")
     context.close()

@@ -10,7 +10,10 @@ column holds about 38.5 em of math. Every display aims at ``COLUMN_EM`` = 36 em,
 estimate from the widths of MathJax's TeX font:
   - a written-out sum (``sum_tex``, ``DotTerms``) breaks into aligned lines that each fit;
   - a matrix wider than the column (``matrix_tex``) shows its first and last columns with ``\\cdots`` between them,
-    keeps its shape underneath, and carries the whole matrix one click away in a ``<details>`` box.
+    keeps its shape underneath, and carries the whole matrix one click away in a ``<details>`` box, in blocks of
+    columns that each fit (``Q[:, 0{:}8]``, ``Q[:, 8{:}16]``).
+On a phone (390 px, about 17 em) most displays cannot fit: they scroll sideways in their own box, which the book's
+script makes a named, focusable region with a line under it that says it continues (``_theme/exercises.js``).
 """
 from __future__ import annotations
 
@@ -166,6 +169,33 @@ def _bmatrix(cells: list[list[str]], rows: list[int | None], cols: list[int | No
     return r"\begin{bmatrix}" + r" \\ ".join(lines) + r"\end{bmatrix}"
 
 
+def _column_blocks(col_w: list[float], room: float) -> list[tuple[int, int]]:
+    """Split columns of widths ``col_w`` (em) into runs ``(lo, hi)`` that each fit ``room`` em, with 1 em between
+    columns; the runs are as even as greedy filling allows (no short last run), and each holds at least one column."""
+    n = len(col_w)
+
+    def greedy(cap: float) -> list[tuple[int, int]]:
+        runs, lo, used = [], 0, 0.0
+        for j, w in enumerate(col_w):
+            extra = w + (1.0 if j > lo else 0.0)
+            if j > lo and used + extra > cap:
+                runs.append((lo, j))
+                lo, used, extra = j, 0.0, w
+            used += extra
+        return runs + [(lo, n)]
+
+    runs = greedy(room)
+    # the same number of runs, as even as possible: the widest run is made as narrow as it can be
+    k = len(runs)
+    best = runs
+    for size in range(1, n + 1):  # columns per run, ascending: the first that gives k runs and fits wins
+        even = [(lo, min(lo + size, n)) for lo in range(0, n, size)]
+        if len(even) == k and all(sum(col_w[lo:hi]) + (hi - lo - 1) <= room for lo, hi in even):
+            best = even
+            break
+    return best
+
+
 def matrix_tex(A, name: str | None = None, digits: int = 3, max_rows: int = 12, max_cols: int | None = None,
                width: float = COLUMN_EM) -> Tex:
     """Write a vector or matrix as a TeX ``bmatrix`` with its shape underneath, e.g. ``Q = [..]`` with (5 × 8).
@@ -173,7 +203,7 @@ def matrix_tex(A, name: str | None = None, digits: int = 3, max_rows: int = 12, 
     The display fits ``width`` em (the text column): columns that do not fit are elided from the middle, keeping
     the first and the last ones (``\\cdots`` marks the gap); rows beyond ``max_rows`` (and columns beyond
     ``max_cols``, if given) are elided the same way. When anything is elided, the whole matrix is one click away
-    (``Tex.full``). Entries of ±inf (masked scores) are written as ``±\\infty``; NaN is refused.
+    (``Tex.full``), split into slices of columns ``name[:, lo{:}hi]`` that each fit ``width`` when it is wider. Entries of ±inf (masked scores) are written as ``±\\infty``; NaN is refused.
     The plain text is short: ``Q = [5 × 8 matrix]``.
     """
     A = np.asarray(A, dtype=np.float64)
@@ -206,7 +236,18 @@ def matrix_tex(A, name: str | None = None, digits: int = 3, max_rows: int = 12, 
     full, more = None, ""
     elided_rows, elided_cols = None in rows, None in cols
     if (elided_rows or elided_cols) and A.size <= FULL_MAX_ENTRIES:
-        full = display(list(range(n_rows)), list(range(n_cols)))
+        all_rows = list(range(n_rows))
+        blocks = _column_blocks(col_w, width - tex_width(f"{name or ''}[:, 00{{:}}00] = ") - 1.0)
+        if len(blocks) == 1:
+            full = display(all_rows, list(range(n_cols)))
+        else:  # the whole matrix in blocks of columns that each fit the column, named as slices: Q[:, 0{:}8]
+            lines = []
+            for lo, hi in blocks:
+                part = f"[{lo}{{:}}{hi}]" if A.ndim == 1 else f"[:, {lo}{{:}}{hi}]"
+                block_shape = f"{hi - lo}" if A.ndim == 1 else rf"{n_rows} \times {hi - lo}"
+                lines.append(rf"{name or ''}{part} &= \underset{{({block_shape})}}"
+                             rf"{{{_bmatrix(cells, all_rows, list(range(lo, hi)))}}}")
+            full = r"\begin{aligned} " + r" \\[0.6em] ".join(lines) + r"\end{aligned}"
         if elided_rows and elided_cols:
             more = f"Show all {n_rows} × {n_cols} entries"
         elif elided_cols:

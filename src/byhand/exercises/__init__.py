@@ -89,6 +89,10 @@ class Verdict:
     def __repr__(self) -> str:
         return self.message
 
+    def _repr_html_(self) -> str:
+        """The line as a paragraph, so that a long verdict wraps to the column instead of scrolling sideways."""
+        return f'<p class="en-verdict">{html.escape(self.message)}</p>'
+
 
 def exercise(key: str, chapter: str, kind: str, level: int, prompt: str, atol: float = 5e-4, rtol: float = 0.0,
              precision: tuple = ("sf", 3)):
@@ -212,12 +216,13 @@ class AnswerBox:
     def _repr_html_(self) -> str:
         data = {"key": self.ex.key, "answer": _sig(self.answer), "tol": self.tol,
                 "wrong": [[h, _sig(v), self.ex.tolerance(v)] for h, v in self.wrong]}  # each mistake, its own tol
+        key = html.escape(self.ex.key)
         return (f'<div class="en-exercise" data-exercise="{html.escape(json.dumps(data))}">'
-                f'<label>Your answer: <input type="text" inputmode="decimal" size="12" disabled '
-                f'aria-label="answer to exercise {html.escape(self.ex.key)}"></label> '
+                f'<label>Your answer: <input type="text" inputmode="decimal" size="12" disabled autocomplete="off" '
+                f'aria-label="Your answer to exercise {key}"></label> '
                 f'<button type="button" disabled>Check</button> '
-                f'<span class="en-feedback" role="status">In a live notebook, run '
-                f'<code>check("{html.escape(self.ex.key)}", your_answer)</code>.</span></div>')
+                f'<span class="en-feedback" role="status" aria-live="polite" aria-atomic="true">In a live notebook, '
+                f'run <code>check("{key}", your_answer)</code>.</span></div>')
 
     def __repr__(self) -> str:
         return f'check("{self.ex.key}", your_answer)'

@@ -58,4 +58,6 @@ def exercise_index(anchors=None, chapters=None) -> ExerciseIndex:
             chapter = f"[{name}](#{label})" if label else name
             lines.append(f"| {chapter} | {link} | {e.kind} | {STARS[e.level]} | {e.prompt} |")
         lines.append("")
-    return ExerciseIndex("\n".join(lines), len(exs))
+    # in a <div> of its own (blank lines around the Markdown, so that it is parsed inside the HTML block): the book's
+    # CSS stacks each row as a card at phone width, where five columns do not fit side by side
+    return ExerciseIndex('<div class="byhand-exercise-index">\n\n' + "\n".join(lines) + "\n</div>", len(exs))
