@@ -45,9 +45,14 @@ def make_view(state, draw_state, *args, describe=None, table=None):
     return draw
 
 
-def fmt(x: float, decimals: int = 2) -> str:
-    """A number as a description writes it: ``decimals`` places, a true minus sign, no negative zero."""
-    return f"{float(x) + 0.0:.{decimals}f}".replace("-", "−") if round(float(x), decimals) != 0 else f"{0:.{decimals}f}"
+def fmt(x: float, spec: int | str = 2) -> str:
+    """A number as a description writes it: ``spec`` decimals (or a format spec such as ``".3g"``), a true minus
+    sign in front of a negative number, and no negative zero."""
+    spec = f".{spec}f" if isinstance(spec, int) else spec
+    text = format(float(x) + 0.0, spec)
+    if float(text) == 0:
+        text = format(0.0, spec)
+    return "−" + text[1:] if text.startswith("-") else text
 
 
 def set_bars(bars, heights, colors=None) -> list:
