@@ -34,9 +34,10 @@ def test_a_figure_without_a_description_is_refused(alt):
 def test_the_data_table_writes_every_row_with_at_most_five_decimals():
     html = data_table(["entry", "value"], [[0, 1.234567], [1, -0.00001], [2, "x<y"]])
     assert html.startswith('<details class="byhand-figure-data">') and "<summary>Data of this figure</summary>" in html
-    assert '<th scope="col">entry</th>' in html and "<td>1.2346</td>" in html
-    assert "<td>0.0000</td>" in html and "-0.0000" not in html  # no negative zero
-    assert "<td>x&lt;y</td>" in html
+    assert '<th scope="col" style="padding: 0.1em 0.6em;">entry</th>' in html and ">1.2346</td>" in html
+    assert ">0.0000</td>" in html and "-0.0000" not in html  # no negative zero
+    assert ">x&lt;y</td>" in html
+    assert '<div role="region" tabindex="0" aria-label="Data of this figure" style="overflow-x: auto;' in html
     assert cell(3) == "3" and cell(2.5, 5) == "2.50000" and cell(True) == "True"
     with pytest.raises(ValueError, match="every row needs 2"):
         data_table(["a", "b"], [[1]])
@@ -50,5 +51,5 @@ def test_show_figure_displays_the_figure_then_its_table_and_closes_it(monkeypatc
     fig = small_figure()
     assert show_figure(fig, "A line.", (["x"], [[1.0]])) is None
     assert isinstance(shown[0], FigureOutput) and shown[0].alt == "A line."
-    assert "<td>1.0000</td>" in shown[1].data
+    assert ">1.0000</td>" in shown[1].data
     assert not plt.fignum_exists(fig.number)

@@ -1,7 +1,8 @@
 """Browser check that every figure says what it shows (issue 22): the text alternatives of the built pages.
 
 `check_page(page)` is called by tools/check_html.py for every page, with the page open at 1400 px (after its
-widgets have rendered). It looks at every shown ``<img>`` and its accessible name: the ``alt``, or for a live
+widgets have rendered). It looks at every ``<img>`` (hidden ones too: a live widget's image is hidden on a page with
+no kernel, but it is there in JupyterLab) and its accessible name: the ``alt``, or for a live
 widget's image, whose ipywidgets ``Image`` has no alt, its ``title`` (the widget's tooltip, byhand.live).
 
 - No image's name may be empty or a file name (``../_images/07ad5f….png``, what myst-nb writes when a chapter's
@@ -26,7 +27,7 @@ FILE_NAME = re.compile(r"(\.(png|jpe?g|gif|svg|webp)\b)|(^|/)_images/", re.IGNOR
 NUMBER = re.compile(r"\d")
 
 IMAGES_JS = """() => [...document.images]
-  .filter(i => !i.closest('.byhand-slider-strip') && i.getClientRects().length)
+  .filter(i => !i.closest('.byhand-slider-strip'))  // the print strip repeats three frames, hidden on screen
   .map(i => ({
     alt: i.getAttribute('alt'), title: i.getAttribute('title'), src: (i.getAttribute('src') || '').slice(0, 50),
     kind: i.closest('.byhand-slider') ? 'slider'

@@ -24,8 +24,9 @@ def make_view(state, draw_state, *args, describe=None, table=None):
     ``draw`` returns ``update(setting)`` for ``byhand.live``: a move computes the new state and moves the artists.
     ``describe(state)`` says in words what the figure shows, with its numbers (the text alternative of the figure,
     of each static-slider frame and of the live image); ``table(state)`` gives the figure's data as
-    ``(columns, rows)`` for a "Data of this figure" table (``byhand.figure``). They are ``draw.describe(setting)`` and
-    ``draw.table(setting)``, None where the view has none. The latest setting's state is kept, so that describing
+    ``(columns, rows)`` for a "Data of this figure" table (``byhand.figure``). They are ``draw.describe(setting)``
+    (``draw.describe`` is None where the view has no description) and ``draw.table(setting)`` (None where the view
+    has no table). The latest setting's state is kept, so that describing
     the frame just drawn computes nothing again.
     """
     last: list = [None, None]  # the latest setting, as a sorted tuple of its items, and its state
@@ -41,7 +42,7 @@ def make_view(state, draw_state, *args, describe=None, table=None):
         return None if update is None else (lambda new: update(state_of(new)))
 
     draw.describe = None if describe is None else (lambda setting: describe(state_of(setting)))
-    draw.table = None if table is None else (lambda setting: table(state_of(setting)))
+    draw.table = lambda setting: None if table is None else table(state_of(setting))
     return draw
 
 
