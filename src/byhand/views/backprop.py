@@ -118,9 +118,10 @@ def describe_stream(st: StreamState, sg: StreamGrads, words=None) -> str:
     b = st.largest_branch
     stages = [n.replace("block", "b") for n in sg.stages]
     return (f"Left: the norm of the loss gradient on the residual stream at position t = {st.t}{word}, down the "
-            f"stack: {fmt(st.stream_norm[0], '.3g')} at {stages[0]} and {fmt(st.stream_norm[-1], '.3g')} at {stages[-1]}; the "
-            f"largest part a branch adds is {fmt(st.branch_norm[b], '.3g')}, between {stages[b]} and {stages[b + 1]}. Right: "
-            f"a heatmap of that norm at every stage and position (log colour), position {st.t} marked.")
+            f"stack: {fmt(st.stream_norm[0], '.3g')} at {stages[0]} and {fmt(st.stream_norm[-1], '.3g')} at "
+            f"{stages[-1]}; the largest part a branch adds is {fmt(st.branch_norm[b], '.3g')}, between {stages[b]} and "
+            f"{stages[b + 1]}. Right: a heatmap of that norm at every stage and position (log colour), position {st.t} "
+            f"marked.")
 
 
 def table_stream(st: StreamState, sg: StreamGrads):

@@ -111,9 +111,9 @@ def draw_gelu(fig, state: GeluState):
 def describe_gelu(s: GeluState) -> str:
     """The figure in words: GELU at x, and the gap between its two forms at x and at most."""
     return (f"Left: GELU(x) in its exact erf form and in GPT-2's tanh form, which lie on top of each other, with ReLU "
-            f"for reference, marked at x = {fmt(s.x)}: GELU = {fmt(s.tanh_at, '.4f')}. Right: the tanh form minus the erf "
-            f"form, at most {fmt(s.max_gap * 1e4, '.3f')} × 10⁻⁴ in size from {fmt(s.grid[0], 0)} to {fmt(s.grid[-1], 0)}; "
-            f"at x it is {fmt((s.tanh_at - s.erf_at) * 1e4, '+.3f')} × 10⁻⁴.")
+            f"for reference, marked at x = {fmt(s.x)}: GELU = {fmt(s.tanh_at, '.4f')}. Right: the tanh form minus the "
+            f"erf form, at most {fmt(s.max_gap * 1e4, '.3f')} × 10⁻⁴ in size from {fmt(s.grid[0], 0)} to "
+            f"{fmt(s.grid[-1], 0)}; at x it is {fmt((s.tanh_at - s.erf_at) * 1e4, '+.3f')} × 10⁻⁴.")
 
 
 def gelu_view(samples=()):

@@ -90,10 +90,10 @@ def describe_ln(s: LNState) -> str:
     """The figure in words: the scaled row's mean and spread, and how far its layer norm is from the unscaled one's."""
     D = s.x.shape[0]
     return (f"Left: bar chart of the {D} entries of the row scaled by c = {fmt(s.scale, '.3g')} and shifted by "
-            f"b = {fmt(s.shift, 'g')}, from {fmt(s.x.min(), 3)} to {fmt(s.x.max(), 3)}, with its mean {fmt(s.mean, 3)} as "
-            f"a red line; layer norm divides by {fmt(s.std, '.3g')}. Right: its layer norm, from {fmt(s.y.min(), 3)} to "
-            f"{fmt(s.y.max(), 3)}, over the layer norm of the unscaled row (outlined); the largest gap between the "
-            f"two is {fmt(s.gap, '.4f')}.")
+            f"b = {fmt(s.shift, 'g')}, from {fmt(s.x.min(), 3)} to {fmt(s.x.max(), 3)}, with its mean {fmt(s.mean, 3)} "
+            f"as a red line; layer norm divides by {fmt(s.std, '.3g')}. Right: its layer norm, from "
+            f"{fmt(s.y.min(), 3)} to {fmt(s.y.max(), 3)}, over the layer norm of the unscaled row (outlined); the "
+            f"largest gap between the two is {fmt(s.gap, '.4f')}.")
 
 
 def table_ln(s: LNState):

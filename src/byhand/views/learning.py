@@ -134,8 +134,8 @@ def describe_step(s: StepState, word: str = "the right word") -> str:
     """The figure in words: the step's loss beside the straight line's, and P(word) before and after."""
     return (f"Left: the loss after one gradient step θ − η g against the learning rate η, with the straight line "
             f"L − η|g|² it starts along; at η = {fmt(s.eta, '.4f')} the loss goes from {fmt(s.loss_before, '.3f')} to "
-            f"{fmt(s.loss_after, '.3f')} ({s.verdict}), where the straight line predicts {fmt(s.predicted, '.3f')}. Right: "
-            f"P({word}) goes from {fmt(s.p_before, '.3f')} before the step to {fmt(s.p_after, '.3f')} after it.")
+            f"{fmt(s.loss_after, '.3f')} ({s.verdict}), where the straight line predicts {fmt(s.predicted, '.3f')}. "
+            f"Right: P({word}) goes from {fmt(s.p_before, '.3f')} before the step to {fmt(s.p_after, '.3f')} after it.")
 
 
 def learning_view(params: dict, grads: dict, ids, a: int, config: GPTConfig, etas, word: str = "the right word"):

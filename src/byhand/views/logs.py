@@ -98,9 +98,9 @@ def describe_logs(s: LogsState) -> str:
     """The figure in words: the right word's probability, its loss and its rank."""
     V = s.probs.shape[0]
     return (f"Left: the loss −log p against the probability p of the right word (log axis), marked at "
-            f"“{s.answer}”: p = {fmt(s.p, '.3g')}, loss = {fmt(s.loss)} nats. Right: the probabilities of all {V} words, "
-            f"sorted, on a log axis; “{s.answer}” is at rank {s.rank}, so {s.rank - 1} of the {V} words are more "
-            f"likely.")
+            f"“{s.answer}”: p = {fmt(s.p, '.3g')}, loss = {fmt(s.loss)} nats. Right: the probabilities of all {V} "
+            f"words, sorted, on a log axis; “{s.answer}” is at rank {s.rank}, so {s.rank - 1} of the {V} words are "
+            f"more likely.")
 
 
 def logs_view(z, words):

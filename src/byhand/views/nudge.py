@@ -185,10 +185,10 @@ def draw_nudge(fig, state: NudgeState, curve: NudgeCurve):
 
 def describe_nudge(s: NudgeState, curve: NudgeCurve) -> str:
     """The figure in words: the nudge, the actual change beside its prediction, and the gap beside ½ c Δ²."""
-    return (f"Left: the change of the loss and its first-order prediction g·Δ (g = {fmt(s.grad, '.4f')}) against the nudge "
-            f"Δ of {entry_label(s.name, s.index)}, from {fmt(curve.deltas[0])} to {fmt(curve.deltas[-1])}, marked "
-            f"at Δ = {fmt(s.delta)}: actual {signed(s.actual, 4)}, predicted {signed(s.predicted, 4)}. Right: their "
-            f"gap, {signed(s.gap, 5)}, beside ½ c Δ² with curvature c = {fmt(curve.curvature, '.4f')}.")
+    return (f"Left: the change of the loss and its first-order prediction g·Δ (g = {fmt(s.grad, '.4f')}) against the "
+            f"nudge Δ of {entry_label(s.name, s.index)}, from {fmt(curve.deltas[0])} to {fmt(curve.deltas[-1])}, "
+            f"marked at Δ = {fmt(s.delta)}: actual {signed(s.actual, 4)}, predicted {signed(s.predicted, 4)}. Right: "
+            f"their gap, {signed(s.gap, 5)}, beside ½ c Δ² with curvature c = {fmt(curve.curvature, '.4f')}.")
 
 
 def nudge_view(params: dict, batch, config: GPTConfig, name: str, index, span: float, n: int = 41):

@@ -108,9 +108,9 @@ def describe_scores(s: ScoreState, labels=None) -> str:
     weight = (f"{key} is masked, so its weight stays 0 and nothing changes" if not s.allowed[s.s] else
               f"the weight of {key} goes from {fmt(s.before[s.s], 3)} to {fmt(s.after[s.s], 3)}")
     return (f"Left: bar chart of the {T} scaled scores of row {s.t}, the score of key {s.s} nudged by "
-            f"{fmt(s.delta)}; {masked} later {'key is' if masked == 1 else 'keys are'} masked (−∞). Right: the attention weights, which sum to "
-            f"{fmt(s.after.sum(), '.4f')}: {weight}; the largest weight is {fmt(s.after[top], 3)}, on key {top} "
-            f"(“{labels[top]}”).")
+            f"{fmt(s.delta)}; {masked} later {'key is' if masked == 1 else 'keys are'} masked (−∞). Right: the "
+            f"attention weights, which sum to {fmt(s.after.sum(), '.4f')}: {weight}; the largest weight is "
+            f"{fmt(s.after[top], 3)}, on key {top} (“{labels[top]}”).")
 
 
 def table_scores(s: ScoreState, labels=None):
