@@ -42,9 +42,11 @@ def data_table(columns: Sequence[str], rows: Sequence[Sequence], summary: str = 
     head = "".join(f'<th scope="col"{pad}>{esc(c)}</th>' for c in columns)
     body = "\n".join("<tr>" + "".join(f"<td{pad}>{esc(cell(v, decimals))}</td>" for v in r) + "</tr>"
                      for r in rows)
-    # a table wider than the column scrolls in its own box, which the keyboard can reach and a screen reader names
+    # a table wider or longer than its box scrolls in it, and the box is at most 24 lines tall, so that its
+    # scrollbar stays in view; the keyboard can reach the box and a screen reader names it
+    box = "overflow: auto; max-width: 100%; max-height: 24em;"
     return (f'<details class="byhand-figure-data">\n<summary>{esc(summary)}</summary>\n'
-            f'<div role="region" tabindex="0" aria-label="{esc(summary)}" style="overflow-x: auto; max-width: 100%;">\n'
+            f'<div role="region" tabindex="0" aria-label="{esc(summary)}" style="{box}">\n'
             f'<table style="border-collapse: collapse;">\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}\n</tbody>\n'
             f'</table>\n</div>\n</details>')
 
