@@ -6,8 +6,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 from check_figures import name_problem, slider_problems  # noqa: E402
 
 
-def image(alt, kind="figure", title=None):
-    return {"alt": alt, "title": title, "src": "x", "kind": kind}
+def image(alt, kind="figure", title=None, said=None):
+    return {"alt": alt, "title": title, "src": "x", "kind": kind, "said": said}
 
 
 def test_a_file_name_or_an_empty_alt_fails_and_a_description_with_a_number_passes():
@@ -23,10 +23,11 @@ def test_a_logo_needs_a_name_but_no_number():
     assert "empty" in name_problem(image("", kind="other"))
 
 
-def test_a_live_image_may_be_named_by_its_tooltip_only():
+def test_a_live_image_may_be_described_by_the_line_under_it():
+    assert name_problem(image(None, kind="live", said="Line of slope 2.00.")) is None
     assert name_problem(image(None, kind="live", title="Line of slope 2.00.")) is None
     assert "empty" in name_problem(image(None, kind="live"))
-    assert "empty" in name_problem(image(None, kind="figure", title="Line of slope 2.00."))  # a figure needs its alt
+    assert "empty" in name_problem(image(None, kind="figure", said="Line of slope 2.00."))  # a figure needs its alt
 
 
 def test_a_slider_frame_described_by_its_label_alone_fails():

@@ -240,15 +240,15 @@ def described_line():
     return make_view(lambda setting: setting["slope"], draw_state, describe=lambda slope: f"A line of slope {slope:.2f}.")
 
 
-def test_the_live_image_says_what_it_shows_and_says_it_again_after_each_move():
+def test_the_line_under_the_live_image_says_what_it_shows_and_says_it_again_after_each_move():
     import ipywidgets as widgets
 
     slider = widgets.FloatSlider(value=1.0, min=-3, max=3, step=0.25)
     box = live_view(described_line(), {"slope": slider}, figsize=(2, 2), dpi=30)
-    assert box.image.tooltip == "A line of slope 1.00." and box.said.value == "A line of slope 1.00."
+    assert box.said.value == "A line of slope 1.00."
     assert box.children[2] is box.said and "byhand-live-alt" in box.said._dom_classes  # under the image
+    assert box.image.tooltip is None  # a tooltip on an Image stops ipywidgets 8 from rendering it
     slider.value = -2.25  # no running loop: drawn and described at once
-    assert box.image.tooltip == "A line of slope -2.25."
     assert box.said.value == "A line of slope -2.25."
     box.coalescer.flush()
     assert box.live.renders == 2  # describing the frame drew nothing more
@@ -258,4 +258,4 @@ def test_a_view_without_a_description_shows_no_text_line():
     import ipywidgets as widgets
 
     box = live_view(draw_line, {"slope": widgets.FloatSlider(value=1.0)}, figsize=(2, 2), dpi=30)
-    assert box.image.tooltip is None and len(box.children) == 3  # controls, image, error
+    assert len(box.children) == 3  # controls, image, error

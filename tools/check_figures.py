@@ -2,8 +2,9 @@
 
 `check_page(page)` is called by tools/check_html.py for every page, with the page open at 1400 px (after its
 widgets have rendered). It looks at every ``<img>`` (hidden ones too: a live widget's image is hidden on a page with
-no kernel, but it is there in JupyterLab) and its accessible name: the ``alt``, or for a live
-widget's image, whose ipywidgets ``Image`` has no alt, its ``title`` (the widget's tooltip, byhand.live).
+no kernel, but it is there in JupyterLab) and its text alternative: the ``alt``, or for a live widget's image,
+whose ipywidgets ``Image`` can carry no alt, the line of text under it that byhand.live updates on each move
+(class ``byhand-live-alt``; a ``title``, if some page script sets one, counts too).
 
 - No image's name may be empty or a file name (``../_images/07ad5f….png``, what myst-nb writes when a chapter's
   figure carries no description).
@@ -32,7 +33,9 @@ IMAGES_JS = """() => [...document.images]
     alt: i.getAttribute('alt'), title: i.getAttribute('title'), src: (i.getAttribute('src') || '').slice(0, 50),
     kind: i.closest('.byhand-slider') ? 'slider'
         : i.closest('.jupyter-widgets, .widget-subarea') ? 'live'
-        : i.closest('.cell_output, .output') ? 'figure' : 'other'}))"""
+        : i.closest('.cell_output, .output') ? 'figure' : 'other',
+    said: ((i.closest('.widget-vbox') || i.parentElement).querySelector('.byhand-live-alt .widget-html-content')
+           || {}).textContent || null}))"""
 
 SLIDERS_JS = """() => [...document.querySelectorAll('.byhand-slider')].map(r => {
   const d = JSON.parse(r.querySelector('script.byhand-slider-data').textContent);
@@ -42,7 +45,7 @@ SLIDERS_JS = """() => [...document.querySelectorAll('.byhand-slider')].map(r => 
 
 def name_problem(image: dict) -> str | None:
     """What is wrong with one image's accessible name, or None. ``image`` is a row of IMAGES_JS."""
-    name = image["alt"] if image["alt"] else (image["title"] if image["kind"] == "live" else image["alt"])
+    name = image["alt"] if image["alt"] else (image["title"] or image["said"] if image["kind"] == "live" else None)
     name = (name or "").strip()
     if not name:
         return f"{image['kind']} image {image['src']!r} has an empty text alternative"

@@ -227,17 +227,17 @@ def live_view(draw: Callable, controls: dict, figsize: tuple[float, float] = (7.
                           layout=widgets.Layout(width=f"{width}px", max_width="100%", height="auto"))
     error = widgets.HTML()  # empty unless a render failed
     describe = getattr(draw, "describe", None)  # the view's text alternative (byhand.views.make_view), if any
-    # The description of the frame on show: the image's tooltip (its title, an accessible name for an img with no
-    # alt) and a line of text under it for every reader, which wraps. Its content element stays in place as the
-    # text changes, so a page script can make it a polite live region (class byhand-live-alt).
+    # The description of the frame on show, as a line of text under the image for every reader, which wraps. An
+    # ipywidgets 8 Image has no alt, and its tooltip cannot stand in: the front end's Image view fails to render
+    # when a tooltip is set (DOMWidgetView.updateTooltip reads a description an Image does not have). The line's
+    # content element stays in place as the text changes, so a page script can make it a polite live region
+    # (class byhand-live-alt).
     said = widgets.HTML(value="")
     said.add_class("byhand-live-alt")
 
     def tell() -> None:
         if describe is not None:
-            text = describe(live.last_setting)
-            image.tooltip = text
-            said.value = html.escape(text)
+            said.value = html.escape(describe(live.last_setting))
 
     def show() -> None:
         try:
