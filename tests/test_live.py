@@ -228,3 +228,34 @@ def test_interactive_view_is_the_live_view():
     box = interactive_view(draw_line, {"slope": slider}, figsize=(2, 2), dpi=30)
     assert isinstance(box.image, widgets.Image) and box.image.format == "png"
     assert pixels(box.image.value).shape == (60, 60, 4)
+
+
+def described_line():
+    """A view made with make_view: its describe says the slope it draws."""
+    from byhand.views import make_view
+
+    def draw_state(fig, slope):
+        draw_line(fig, {"slope": slope})
+
+    return make_view(lambda setting: setting["slope"], draw_state, describe=lambda slope: f"A line of slope {slope:.2f}.")
+
+
+def test_the_line_under_the_live_image_says_what_it_shows_and_says_it_again_after_each_move():
+    import ipywidgets as widgets
+
+    slider = widgets.FloatSlider(value=1.0, min=-3, max=3, step=0.25)
+    box = live_view(described_line(), {"slope": slider}, figsize=(2, 2), dpi=30)
+    assert box.said.value == "A line of slope 1.00."
+    assert box.children[2] is box.said and "byhand-live-alt" in box.said._dom_classes  # under the image
+    assert box.image.tooltip is None  # a tooltip on an Image stops ipywidgets 8 from rendering it
+    slider.value = -2.25  # no running loop: drawn and described at once
+    assert box.said.value == "A line of slope -2.25."
+    box.coalescer.flush()
+    assert box.live.renders == 2  # describing the frame drew nothing more
+
+
+def test_a_view_without_a_description_shows_no_text_line():
+    import ipywidgets as widgets
+
+    box = live_view(draw_line, {"slope": widgets.FloatSlider(value=1.0)}, figsize=(2, 2), dpi=30)
+    assert len(box.children) == 3  # controls, image, error

@@ -117,3 +117,20 @@ def test_interactive_view_redraws_from_the_controls():
 def test_without_a_description_the_setting_is_said_once():
     sl = static_slider(draw_line, sweep({"slope": 1.0}, "slope", [1.0, -2.0]), label, figsize=(3, 2), dpi=50)
     assert 'aria-valuetext="slope = 1.0"' in sl.html and "slope = 1.0: slope = 1.0" not in sl.html
+
+
+def test_a_view_made_with_make_view_describes_every_frame_by_itself():
+    from byhand.views import make_view
+
+    def draw_state(fig, slope):
+        draw_line(fig, {"slope": slope})
+
+    draw = make_view(lambda s: s["slope"], draw_state, describe=lambda slope: f"A line that climbs {slope:.1f} per unit.")
+    sl = static_slider(draw, sweep({"slope": 1.0}, "slope", [1.0, 0.5, -2.0]), label, figsize=(3, 2), dpi=50)
+    assert sl.alts == ("A line that climbs 1.0 per unit.", "A line that climbs 0.5 per unit.",
+                       "A line that climbs -2.0 per unit.")
+    assert 'alt="A line that climbs 1.0 per unit."' in sl.html
+    assert 'aria-valuetext="slope = 1.0: A line that climbs 1.0 per unit."' in sl.html  # the setting, then its number
+    given = static_slider(draw, sweep({"slope": 1.0}, "slope", [1.0, 2.0]), label, figsize=(3, 2), dpi=50,
+                          describe=lambda s: "given")
+    assert given.alts == ("given", "given")  # a describe passed in wins over the view's own

@@ -30,6 +30,8 @@ scroll box shows its bar as it does on a desktop). Each page is checked at a 140
   clip-390     at 390 px: as `clip`
   keys         on a few pages, the keyboard-only walk of tools/check_keyboard.py failed (Tab to an answer box, a
                static slider, a "Show all …" box, a box that scrolls, a phone figure's button; Enter, arrows)
+  figure-alt   an image whose text alternative is empty or a file name, a figure whose description names no
+               number, a static slider frame described by its label alone (tools/check_figures.py)
 
 "Visibly scrolls": the element, or the first ancestor that cuts its overflow, has computed overflow-x auto or
 scroll, content wider than its box (scrollWidth > clientWidth), and a horizontal scrollbar that takes room
@@ -58,6 +60,7 @@ from playwright.sync_api import sync_playwright
 
 from check_keyboard import check_page as check_keyboard  # the keyboard-only walk (tools/check_keyboard.py)
 from check_provenance import check_page as check_provenance  # the numbers' popovers (tools/check_provenance.py)
+from check_figures import check_page as check_figures  # the figures' text alternatives (tools/check_figures.py)
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE = ROOT / "_build" / "html"
@@ -408,6 +411,8 @@ def check_page(browser, base: str, rel: str, chapters: list[str]) -> tuple[list[
     found += live_found
     answer_found, answered = check_answers(page)
     found += answer_found
+    figure_found, _ = check_figures(page)  # every image's text alternative: no file name; a figure names a number
+    found += figure_found
     full_shot(page, rel)
     found += check_provenance(page, rel, SITE)  # after the photo: it opens cells and follows links
     context.close()

@@ -226,10 +226,23 @@ def live_view(draw: Callable, controls: dict, figsize: tuple[float, float] = (7.
     image = widgets.Image(value=live.render(setting()), format="png",
                           layout=widgets.Layout(width=f"{width}px", max_width="100%", height="auto"))
     error = widgets.HTML()  # empty unless a render failed
+    describe = getattr(draw, "describe", None)  # the view's text alternative (byhand.views.make_view), if any
+    # The description of the frame on show, as a line of text under the image for every reader, which wraps. An
+    # ipywidgets 8 Image has no alt, and its tooltip cannot stand in: the front end's Image view fails to render
+    # when a tooltip is set (DOMWidgetView.updateTooltip reads a description an Image does not have). The line's
+    # content element stays in place as the text changes, so a page script can make it a polite live region
+    # (class byhand-live-alt).
+    said = widgets.HTML(value="")
+    said.add_class("byhand-live-alt")
+
+    def tell() -> None:
+        if describe is not None:
+            said.value = html.escape(describe(live.last_setting))
 
     def show() -> None:
         try:
             image.value = live.render(setting())
+            tell()
             error.value = ""
         except Exception:  # noqa: BLE001 - shown to the reader beside the figure instead of lost in a log
             error.value = f"<pre style='color:#b00'>{html.escape(traceback.format_exc(limit=-3))}</pre>"
@@ -237,6 +250,7 @@ def live_view(draw: Callable, controls: dict, figsize: tuple[float, float] = (7.
     coalescer = Coalescer(show, fold_s=fold_s)
     for w in controls.values():
         w.observe(lambda _change: coalescer.request(), names="value")
-    box = widgets.VBox([widgets.HBox(list(controls.values())), image, error])
-    box.image, box.live, box.coalescer = image, live, coalescer
+    tell()
+    box = widgets.VBox([widgets.HBox(list(controls.values())), image, *([said] if describe else []), error])
+    box.image, box.live, box.coalescer, box.said = image, live, coalescer, said
     return box

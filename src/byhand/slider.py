@@ -166,8 +166,9 @@ def static_slider(draw: Callable, settings: Sequence, label: Callable[[object], 
 
     ``settings[0]`` must be the widget's default, so that the static page first shows what the widget shows.
     ``label(s)`` says what frame ``s`` shows (e.g. ``"θ = 30°"``); it is the line of text above the image.
-    ``describe(s)`` is the frame's text alternative, with its numbers (the label if omitted). Frames are shown at
-    ``dpi`` CSS pixels per inch and rendered at ``scale × dpi``.
+    ``describe(s)`` is the frame's text alternative, with its numbers; if omitted, the view's own
+    ``draw.describe`` (``byhand.views.make_view``), else the label. Frames are shown at ``dpi`` CSS pixels per inch
+    and rendered at ``scale × dpi``.
     """
     settings = tuple(settings)
     if len(settings) < 2:
@@ -175,7 +176,8 @@ def static_slider(draw: Callable, settings: Sequence, label: Callable[[object], 
     if len(settings) > MAX_FRAMES:
         raise ValueError(f"{len(settings)} settings would make a heavy page; use at most {MAX_FRAMES}")
     labels = tuple(str(label(s)) for s in settings)
-    alts = tuple(str(describe(s)) for s in settings) if describe is not None else labels
+    describe = describe if describe is not None else getattr(draw, "describe", None)
     frames = tuple(render_png(draw, s, figsize, dpi * scale, colors) for s in settings)
+    alts = tuple(str(describe(s)) for s in settings) if describe is not None else labels
     html = player_html(frames, labels, alts, round(figsize[0] * dpi), round(figsize[1] * dpi), name)
     return StaticSlider(settings, labels, alts, frames, html)

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..gpt import GPTConfig, gpt_loss
 from ..optim import AdamWConfig, adamw_step, init_state
-from . import make_view
+from . import fmt, make_view
 
 
 def first_step(params: dict, grads: dict, opt: AdamWConfig, lr: float, bias_correction: bool = True) -> dict:
@@ -132,6 +132,16 @@ def draw_adamw(fig, state: AdamWState, curve: AdamWCurve):
     return update
 
 
+def describe_adamw(s: AdamWState) -> str:
+    """The figure in words: the learning rate, the loss before and after, the straight line, the largest move."""
+    which = "with" if s.bias_correction else "without"
+    return (f"Left: the loss after AdamW's first step against the learning rate (log axis), with and without bias "
+            f"correction, marked at lr = {fmt(s.lr, '.3g')} ({which}): the loss goes from {fmt(s.loss_before, '.4f')} "
+            f"to {fmt(s.loss_after, '.4f')}. Right: bars of the loss before ({fmt(s.loss_before, '.3f')}), after "
+            f"({fmt(s.loss_after, '.3f')}) and the straight-line guess L + Σ g·Δθ ({fmt(s.predicted, '.3f')}); the "
+            f"largest move of a weight is {fmt(s.max_move, '.3g')}.")
+
+
 def adamw_view(params: dict, grads: dict, batch, config: GPTConfig, opt: AdamWConfig, lrs):
     """Return ``draw(fig, setting)``; the sweep over ``lrs`` is computed once, here.
 
@@ -143,4 +153,4 @@ def adamw_view(params: dict, grads: dict, batch, config: GPTConfig, opt: AdamWCo
     def state(setting: dict) -> AdamWState:
         return adamw_state(params, grads, batch, config, opt, 10.0 ** setting["log10_lr"], setting["bias_correction"])
 
-    return make_view(state, draw_adamw, curve)
+    return make_view(state, draw_adamw, curve, describe=describe_adamw)

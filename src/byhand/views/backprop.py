@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from matplotlib.colors import LogNorm
 
-from . import make_view, set_bars
+from . import fmt, make_view, set_bars
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,11 @@ class StreamState:
     stream_norm: np.ndarray  # (S,) |d stream| at each stage, top first
     branch_norm: np.ndarray  # (S - 1,) |branch part| added between stage s and s + 1
     skip_share: float  # |d top| / |d x0| at t (0 where nothing arrives)
+
+    @property
+    def largest_branch(self) -> int:
+        """The branch (between stage s and s + 1) that adds the largest part."""
+        return int(np.argmax(self.branch_norm))
 
 
 def stream_state(sg: StreamGrads, t: int) -> StreamState:
@@ -107,6 +112,25 @@ def draw_stream(fig, st: StreamState, sg: StreamGrads, words=None, ymax: float |
     return update
 
 
+def describe_stream(st: StreamState, sg: StreamGrads, words=None) -> str:
+    """The figure in words: the gradient's norm at the top and at x0 for position t, and the largest branch part."""
+    word = f" ({words[st.t]})" if words is not None else ""
+    b = st.largest_branch
+    stages = [n.replace("block", "b") for n in sg.stages]
+    return (f"Left: the norm of the loss gradient on the residual stream at position t = {st.t}{word}, down the "
+            f"stack: {fmt(st.stream_norm[0], '.3g')} at {stages[0]} and {fmt(st.stream_norm[-1], '.3g')} at "
+            f"{stages[-1]}; the largest part a branch adds is {fmt(st.branch_norm[b], '.3g')}, between {stages[b]} and "
+            f"{stages[b + 1]}. Right: a heatmap of that norm at every stage and position (log colour), position {st.t} "
+            f"marked.")
+
+
+def table_stream(st: StreamState, sg: StreamGrads):
+    """The heatmap's data: the norm of the stream gradient at every stage (row) and position (column)."""
+    norms = np.linalg.norm(sg.stream, axis=-1)  # (S, T), as the heatmap draws it
+    return (["stage"] + [f"t = {t}" for t in range(norms.shape[1])],
+            [[name.replace("block", "b"), *row] for name, row in zip(sg.stages, norms)])
+
+
 def backprop_view(gtrace: dict, n_layers: int, words=None):
     """Return ``draw(fig, setting)``; the stream's gradients are collected once, here. ``draw`` returns
     ``update(setting)`` for ``byhand.live``: the left panel's height holds the largest norm at any position, so
@@ -114,4 +138,5 @@ def backprop_view(gtrace: dict, n_layers: int, words=None):
     sg = stream_grads(gtrace, n_layers)
     ymax = float(max(np.linalg.norm(sg.stream, axis=-1).max(), np.linalg.norm(sg.branch, axis=-1).max()))
 
-    return make_view(lambda setting: stream_state(sg, setting["t"]), draw_stream, sg, words, ymax)
+    return make_view(lambda setting: stream_state(sg, setting["t"]), draw_stream, sg, words, ymax,
+                     describe=lambda st: describe_stream(st, sg, words), table=lambda st: table_stream(st, sg))

@@ -27,7 +27,7 @@ import numpy as np
 from matplotlib.ticker import LogLocator
 
 from ..softmax import softmax_forward
-from . import make_view
+from . import fmt, make_view
 
 
 def loss_of_logit(z, a: int, j: int, x) -> np.ndarray:
@@ -191,6 +191,15 @@ def draw_secant(fig, s: SecantState, z, a: int, j: int, curve: ErrorCurve, word:
     return update
 
 
+def describe_secant(s: SecantState, word: str = "z_j") -> str:
+    """The figure in words: the nudge h, the secant's slope beside the tangent's, and both errors."""
+    return (f"Left: the loss against the logit of {word}, with its tangent of slope {fmt(s.exact, '.4f')} and the "
+            f"secant over a nudge h = {fmt(s.h, '.3g')}, of slope {fmt(s.forward, '.4f')}: off by "
+            f"{fmt(s.forward_error, '.2g')}. Right: the error of the forward and central differences against h, both "
+            f"axes logarithmic, marked at h = {fmt(s.h, '.3g')}, where the central difference is off by "
+            f"{fmt(s.central_error, '.2g')}.")
+
+
 def derivative_view(z, a: int, j: int, hs, word: str = "z_j"):
     """Return ``draw(fig, setting)`` for logit j of ``z`` (right word a); the error curve over ``hs`` is swept once.
     ``draw`` returns ``update(setting)`` for ``byhand.live``: every h keeps both panels' axes still."""
@@ -200,4 +209,4 @@ def derivative_view(z, a: int, j: int, hs, word: str = "z_j"):
     def state(setting: dict) -> SecantState:
         return secant_state(z, a, j, setting["h"])
 
-    return make_view(state, draw_secant, z, a, j, curve, word)
+    return make_view(state, draw_secant, z, a, j, curve, word, describe=lambda s: describe_secant(s, word))

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..checks import as_float, check_ndim
 from ..display import DotTerms, dot_terms
-from . import make_view, span
+from . import fmt, make_view, span
 
 
 def plane_basis(q, k) -> tuple[np.ndarray, np.ndarray]:
@@ -52,6 +52,16 @@ class DotState:
     update: float  # q[j]·delta: what the nudge adds to the sum
     thetas: np.ndarray  # (181,) angles 0..180 degrees for the cosine curve
     curve: np.ndarray  # (181,) |q||k| cos θ along those angles
+
+    @property
+    def negative(self) -> int:
+        """How many products are negative."""
+        return int(np.sum(self.terms.products < 0))
+
+    @property
+    def largest(self) -> int:
+        """The entry whose product is largest in size."""
+        return int(np.argmax(np.abs(self.terms.products)))
 
 
 def dot_state(q, k, theta_deg: float = 0.0, j: int = 0, delta: float = 0.0) -> DotState:
@@ -115,6 +125,23 @@ def draw_dot(fig, state: DotState, ylim: tuple[float, float] | None = None):
     return update
 
 
+def describe_dot(s: DotState) -> str:
+    """The figure in words: the products, the running total's end, the largest term; the angle's curve."""
+    p, k = s.terms.products, s.largest
+    nudge = f", k_{s.j} nudged by {fmt(s.delta)}" if s.delta else ""
+    return (f"Left: bar chart of the {len(p)} products q_i k_i at θ = {fmt(s.theta_deg, '.0f')}°{nudge}: "
+            f"{len(p) - s.negative} positive, {s.negative} negative; the running total ends at "
+            f"q·k = {fmt(s.terms.total)}, and the largest term in size is q_{k} k_{k} = {fmt(p[k])}. "
+            f"Right: q·k against the angle θ, a cosine from {fmt(s.curve[0])} at 0° to {fmt(s.curve[-1])} at 180°, "
+            f"marked at {fmt(s.before)}.")
+
+
+def table_dot(s: DotState):
+    """The figure's data: each entry's product and the running total."""
+    return ["entry i", "q_i k_i", "running total"], [[i, p, r] for i, (p, r) in
+                                                    enumerate(zip(s.terms.products, s.terms.running))]
+
+
 def dot_view(q, k, delta_max: float = 3.0):
     """Return ``draw(fig, setting)`` for the widget and the static slider; ``setting`` has keys theta, j, delta.
 
@@ -130,4 +157,4 @@ def dot_view(q, k, delta_max: float = 3.0):
     def state(setting: dict) -> DotState:
         return dot_state(q, k, setting["theta"], setting["j"], setting["delta"])
 
-    return make_view(state, draw_dot, ylim)
+    return make_view(state, draw_dot, ylim, describe=describe_dot, table=table_dot)

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..gpt import GPTConfig, gpt_forward
 from ..toy_gpt import TOY_CONFIG, VOCAB, toy_batch
-from . import make_view, set_bars, span
+from . import fmt, make_view, set_bars, span
 
 
 def nudge_trace(params: dict, name: str, index: tuple, delta: float, ids=None, config: GPTConfig = TOY_CONFIG) -> dict:
@@ -141,6 +141,33 @@ def draw_embed(fig, state: EmbedState, row, row_lim: tuple[float, float] | None 
     return update
 
 
+def describe_embed(s: EmbedState, row) -> str:
+    """The figure in words: the nudged entry, and in each head the weight of query t's largest key before and
+    after, and the largest change."""
+    labels = [VOCAB[i] for i in toy_batch()[0]]
+    heads = []
+    for k in range(s.after.shape[0]):
+        u = int(np.argmax(s.after[k]))
+        heads.append(f"head {k} puts its largest weight, {fmt(s.after[k, u], 3)}, on “{labels[u]}” (was "
+                     f"{fmt(s.before[k, u], 3)})")
+    change = np.abs(s.after - s.before)
+    k, u = np.unravel_index(int(np.argmax(change)), change.shape)
+    moved = (f"The largest change of a weight is {fmt(change[k, u], 3)}, in head {k} on “{labels[u]}”." if s.delta
+             else "With no nudge, nothing changes.")
+    return (f"Left: the {len(row)} entries of the embedding row E[{s.token}], entry {s.j} nudged by "
+            f"{fmt(s.delta)} from {fmt(row[s.j], 3)} to {fmt(row[s.j] + s.delta, 3)}. Right: the attention of query "
+            f"{s.t} (“{labels[s.t]}”) over the keys, before and after: {'; '.join(heads)}. {moved}")
+
+
+def table_embed(s: EmbedState):
+    """The figure's data: the attention of query t over each key, in each head, before and after."""
+    labels = [VOCAB[i] for i in toy_batch()[0]]
+    h, T = s.after.shape
+    columns = ["key", "token"] + [f"head {k} {when}" for k in range(h) for when in ("before", "after")]
+    return columns, [[u, labels[u], *[v for k in range(h) for v in (s.before[k, u], s.after[k, u])]]
+                     for u in range(T)]
+
+
 def embed_view(params: dict, token: str = "like", t: int = 4, delta_max: float = 3.0):
     """``draw(fig, setting)``; setting has keys "j" (entry, from 0) and "delta"; ``token`` and ``t`` are fixed.
 
@@ -155,4 +182,4 @@ def embed_view(params: dict, token: str = "like", t: int = 4, delta_max: float =
     def state(setting: dict) -> EmbedState:
         return embed_state(params, token, setting["j"], setting["delta"], t)
 
-    return make_view(state, draw_embed, row, row_lim)
+    return make_view(state, draw_embed, row, row_lim, describe=lambda s: describe_embed(s, row), table=table_embed)

@@ -139,6 +139,14 @@ def draw_fd(fig, state: FDState, curve: FDCurve):
     return update
 
 
+def describe_fd(s: FDState, curve: FDCurve) -> str:
+    """The figure in words: the step, and both errors as the title prints them (a bound at rounding-noise level)."""
+    return (f"Log-log plot of the error of the forward and central differences of the loss in "
+            f"{entry_label(s.name, s.index)} against the step h, from {one_digit(curve.hs[0])} to "
+            f"{one_digit(curve.hs[-1])}, marked at h = {one_digit(s.h)}: forward error "
+            f"{error_text(s.forward_err, s.h, s.loss)}, central error {error_text(s.central_err, s.h, s.loss)}.")
+
+
 def fd_view(params: dict, batch, config: GPTConfig, name: str, index, hs):
     """Return ``draw(fig, setting)`` with ``setting = {"log10_h": x}`` (h = 10**x); the sweep over ``hs`` is done once.
 
@@ -150,4 +158,4 @@ def fd_view(params: dict, batch, config: GPTConfig, name: str, index, hs):
     def state(setting: dict) -> FDState:
         return fd_state(params, batch, config, name, index, 10.0 ** setting["log10_h"])
 
-    return make_view(state, draw_fd, curve)
+    return make_view(state, draw_fd, curve, describe=lambda s: describe_fd(s, curve))

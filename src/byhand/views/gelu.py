@@ -14,7 +14,7 @@ import numpy as np
 
 from ..activations import gelu_forward
 from ..checks import as_float
-from . import make_view
+from . import fmt, make_view
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,11 @@ class GeluState:
     tanh: np.ndarray  # (n,) GELU_tanh on the grid
     erf: np.ndarray  # (n,) GELU_erf on the grid
     samples: np.ndarray  # (m,) inputs to mark along the axis (the toy's pre-activations), may be empty
+
+    @property
+    def max_gap(self) -> float:
+        """The largest |tanh form − erf form| on the grid."""
+        return float(np.max(np.abs(self.tanh - self.erf)))
 
 
 def gelu_state(x: float = 0.0, samples=(), lo: float = -5.0, hi: float = 5.0, n: int = 161) -> GeluState:
@@ -103,10 +108,18 @@ def draw_gelu(fig, state: GeluState):
     return update
 
 
+def describe_gelu(s: GeluState) -> str:
+    """The figure in words: GELU at x, and the gap between its two forms at x and at most."""
+    return (f"Left: GELU(x) in its exact erf form and in GPT-2's tanh form, which lie on top of each other, with ReLU "
+            f"for reference, marked at x = {fmt(s.x)}: GELU = {fmt(s.tanh_at, '.4f')}. Right: the tanh form minus the "
+            f"erf form, at most {fmt(s.max_gap * 1e4, '.3f')} × 10⁻⁴ in size from {fmt(s.grid[0], 0)} to "
+            f"{fmt(s.grid[-1], 0)}; at x it is {fmt((s.tanh_at - s.erf_at) * 1e4, '+.3f')} × 10⁻⁴.")
+
+
 def gelu_view(samples=()):
     """``draw(fig, setting)``; setting has key "x" (in [-5, 5], the plotted range). ``draw`` returns
     ``update(setting)`` for ``byhand.live``."""
     def state(setting: dict) -> GeluState:
         return gelu_state(setting["x"], samples)
 
-    return make_view(state, draw_gelu)
+    return make_view(state, draw_gelu, describe=describe_gelu)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..checks import as_float, check_ndim
-from . import make_view, set_bars, span
+from . import fmt, make_view, set_bars, span
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,11 @@ class HeadState:
     terms: np.ndarray  # (h, d_model) head k's term o_t^(k) W_o[k d_k:(k+1) d_k], the last one times alpha
     b_o: np.ndarray  # (d_model,) the output bias
     out: np.ndarray  # (d_model,) sum of the terms plus b_o
+
+    @property
+    def largest_out(self) -> int:
+        """The entry of the output row largest in size."""
+        return int(np.argmax(np.abs(self.out)))
 
 
 def head_state(O_heads, W_o, b_o, t: int = 4, alpha: float = 1.0) -> HeadState:
@@ -83,6 +88,23 @@ def draw_heads(fig, state: HeadState, ylim: tuple[float, float] | None = None):
     return update
 
 
+def describe_heads(s: HeadState) -> str:
+    """The figure in words: each head's largest term, the output row's range and its largest entry."""
+    h, d = s.terms.shape
+    c = s.largest_out
+    return (f"Bar chart of each of the {h} heads' terms in the {d} entries of the output row of position {s.t}, "
+            f"head {h - 1} weighted by α = {fmt(s.alpha)}, and their sum plus b_O as a line: it runs from "
+            f"{fmt(s.out.min(), 3)} to {fmt(s.out.max(), 3)}, and its largest entry in size is out[{c}] = "
+            f"{fmt(s.out[c], 3)}, of which head {h - 1} gives {fmt(s.terms[-1, c], 3)}.")
+
+
+def table_heads(s: HeadState):
+    """The figure's data: each head's term, the bias and the output at every entry."""
+    h = s.terms.shape[0]
+    columns = ["entry"] + [f"head {k}" + (" × α" if k == h - 1 else "") for k in range(h)] + ["b_O", "out"]
+    return columns, [[c, *s.terms[:, c], s.b_o[c], s.out[c]] for c in range(s.out.shape[0])]
+
+
 def heads_view(O_heads, W_o, b_o, t: int = 4, alpha_range: tuple[float, float] = (0.0, 2.0)):
     """``draw(fig, setting)``; setting has key "alpha".
 
@@ -95,4 +117,4 @@ def heads_view(O_heads, W_o, b_o, t: int = 4, alpha_range: tuple[float, float] =
     def state(setting: dict) -> HeadState:
         return head_state(O_heads, W_o, b_o, t, setting["alpha"])
 
-    return make_view(state, draw_heads, ylim)
+    return make_view(state, draw_heads, ylim, describe=describe_heads, table=table_heads)

@@ -19,7 +19,7 @@ import numpy as np
 from ..gpt import GPTConfig, gpt_forward
 from ..ioi import IOISentence, Vocab, encode_batch, tokenize
 from ..softmax import softmax_forward
-from . import make_view
+from . import fmt, make_view
 
 
 @dataclass(frozen=True)
@@ -143,6 +143,20 @@ def draw_inside(fig, state: InsideState, n_max: int | None = None):
     return update
 
 
+def describe_inside(s: InsideState) -> str:
+    """The figure in words: the sentence, the head's weight on the two names, P(IO) and the top word."""
+    io, sub = s.words[s.io_pos[0]], s.words[s.s_pos[0]]
+    return (f"Bar chart of the attention of head {s.layer}.{s.head} at the {s.label} checkpoint, from the final "
+            f"“to” to each of the {len(s.words)} tokens of “{' '.join(s.words[1:])}”: the indirect object “{io}” "
+            f"gets {fmt(s.attn_io)}, the subject “{sub}” {fmt(s.attn_s)} over its two mentions. "
+            f"P({io}) = {fmt(s.p_io, 3)}, P({sub}) = {fmt(s.p_s, 3)}; the most likely next word is “{s.top}”.")
+
+
+def table_inside(s: InsideState):
+    """The figure's data: the head's attention on each token."""
+    return ["position", "token", "attention"], [[t, w, a] for t, (w, a) in enumerate(zip(s.words, s.attn))]
+
+
 def inside_view(runs: dict):
     """Return ``draw(fig, setting)``; ``setting`` has keys "sentence" (an index) and "checkpoint" (a key of runs).
 
@@ -154,4 +168,4 @@ def inside_view(runs: dict):
     def state(setting: dict) -> InsideState:
         return inside_state(runs, setting["checkpoint"], setting["sentence"])
 
-    return make_view(state, draw_inside, n_max)
+    return make_view(state, draw_inside, n_max, describe=describe_inside, table=table_inside)

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..checks import as_float, check_ndim
 from ..layernorm import layernorm_forward
-from . import make_view, set_bars, span
+from . import fmt, make_view, set_bars, span
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,11 @@ class LNState:
     y_ref: np.ndarray  # (D,) LN of the unscaled row, for comparison
     mean: float  # mean of x
     std: float  # sqrt(var(x) + eps), what LN divides by
+
+    @property
+    def gap(self) -> float:
+        """The largest |LN(c x + b) − LN(x)| over the entries."""
+        return float(np.max(np.abs(self.y - self.y_ref)))
 
 
 def ln_state(x_row, gamma, beta, eps: float = 1e-5, scale: float = 1.0, shift: float = 0.0) -> LNState:
@@ -81,6 +86,21 @@ def draw_ln(fig, state: LNState, xlim: tuple[float, float] | None = None):
     return update
 
 
+def describe_ln(s: LNState) -> str:
+    """The figure in words: the scaled row's mean and spread, and how far its layer norm is from the unscaled one's."""
+    D = s.x.shape[0]
+    return (f"Left: bar chart of the {D} entries of the row scaled by c = {fmt(s.scale, '.3g')} and shifted by "
+            f"b = {fmt(s.shift, 'g')}, from {fmt(s.x.min(), 3)} to {fmt(s.x.max(), 3)}, with its mean {fmt(s.mean, 3)} "
+            f"as a red line; layer norm divides by {fmt(s.std, '.3g')}. Right: its layer norm, from "
+            f"{fmt(s.y.min(), 3)} to {fmt(s.y.max(), 3)}, over the layer norm of the unscaled row (outlined); the "
+            f"largest gap between the two is {fmt(s.gap, '.4f')}.")
+
+
+def table_ln(s: LNState):
+    """The figure's data: each entry of the row, its layer norm and the unscaled row's layer norm."""
+    return ["entry", "c·x + b", "LN(c·x + b)", "LN(x)"], [[i, *v] for i, v in enumerate(zip(s.x, s.y, s.y_ref))]
+
+
 def ln_view(x_row, gamma, beta, eps: float = 1e-5, scale_range: tuple[float, float] = (1e-3, 10.0),
             shift_max: float = 5.0):
     """``draw(fig, setting)``; setting has keys "scale" and "shift".
@@ -96,4 +116,4 @@ def ln_view(x_row, gamma, beta, eps: float = 1e-5, scale_range: tuple[float, flo
     def state(setting: dict) -> LNState:
         return ln_state(x_row, gamma, beta, eps, setting["scale"], setting["shift"])
 
-    return make_view(state, draw_ln, xlim)
+    return make_view(state, draw_ln, xlim, describe=describe_ln, table=table_ln)

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..gpt import GPTConfig, gpt_forward
 from ..softmax import softmax_forward
-from . import make_view
+from . import fmt, make_view
 
 
 def step(params: dict, grads: dict, eta: float) -> dict:
@@ -42,6 +42,11 @@ class StepState:
     predicted: float  # L(θ) − η |g|²
     p_before: float  # p_a at θ
     p_after: float  # p_a at θ − η g
+
+    @property
+    def verdict(self) -> str:
+        """"downhill", "overshoot" or "no step", by the sign of the loss change."""
+        return {1: "overshoot", 0: "no step", -1: "downhill"}[int(np.sign(self.loss_after - self.loss_before))]
 
 
 def grad_norm2(grads: dict) -> float:
@@ -126,6 +131,14 @@ def draw_step(fig, s: StepState, curve: LineCurve, word: str = "the right word")
     return update
 
 
+def describe_step(s: StepState, word: str = "the right word") -> str:
+    """The figure in words: the step's loss beside the straight line's, and P(word) before and after."""
+    return (f"Left: the loss after one gradient step θ − η g against the learning rate η, with the straight line "
+            f"L − η|g|² it starts along; at η = {fmt(s.eta, '.4f')} the loss goes from {fmt(s.loss_before, '.3f')} to "
+            f"{fmt(s.loss_after, '.3f')} ({s.verdict}), where the straight line predicts {fmt(s.predicted, '.3f')}. "
+            f"Right: P({word}) goes from {fmt(s.p_before, '.3f')} before the step to {fmt(s.p_after, '.3f')} after it.")
+
+
 def learning_view(params: dict, grads: dict, ids, a: int, config: GPTConfig, etas, word: str = "the right word"):
     """Return ``draw(fig, setting)``; the curve over ``etas``, |g|² and P before are computed once, here. ``draw``
     returns ``update(setting)`` for ``byhand.live``; the axes hold the curve over ``etas``, which should span the
@@ -136,4 +149,4 @@ def learning_view(params: dict, grads: dict, ids, a: int, config: GPTConfig, eta
     def state(setting: dict) -> StepState:
         return step_state(params, grads, ids, a, config, setting["eta"], p0, curve.g2)
 
-    return make_view(state, draw_step, curve, word)
+    return make_view(state, draw_step, curve, word, describe=lambda s: describe_step(s, word))

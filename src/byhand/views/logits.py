@@ -13,7 +13,7 @@ import numpy as np
 
 from ..checks import as_float, check_ndim
 from ..loss import cross_entropy_forward
-from . import make_view, set_bars
+from . import fmt, make_view, set_bars
 
 
 @dataclass(frozen=True)
@@ -93,6 +93,23 @@ def draw_logits(fig, state: LogitState, vocab, loss_lim: tuple[float, float] | N
     return update
 
 
+def describe_logits(s: LogitState, vocab) -> str:
+    """The figure in words: the nudge, the target's and the nudged token's probabilities, the loss before and after."""
+    V = s.p_after.shape[0]
+    target = (f"the target “{vocab[s.target]}” has p = {fmt(s.p_after[s.target], 3)} (was "
+              f"{fmt(s.p_before[s.target], 3)})" if s.target >= 0 else "this position has no target")
+    return (f"Left: bar chart of the probabilities of the {V} next tokens at position {s.t} after "
+            f"z[{vocab[s.v]}] is nudged by {fmt(s.delta)}, before outlined: “{vocab[s.v]}” has "
+            f"p = {fmt(s.p_after[s.v], 3)} (was {fmt(s.p_before[s.v], 3)}); {target}. Right: the mean loss goes "
+            f"from {fmt(s.loss_before, '.3f')} to {fmt(s.loss_after, '.3f')} nats; the straight line predicts "
+            f"{fmt(s.loss_before + s.slope * s.delta, '.3f')}.")
+
+
+def table_logits(s: LogitState, vocab):
+    """The figure's data: each token's probability before and after the nudge."""
+    return ["token", "before", "after"], [[w, b, a] for w, b, a in zip(vocab, s.p_before, s.p_after)]
+
+
 def logits_view(logits, targets, vocab, t: int = 0, delta_range: tuple[float, float] = (-3.0, 5.0)):
     """``draw(fig, setting)``; setting has keys "v" (vocabulary index) and "delta".
 
@@ -109,4 +126,5 @@ def logits_view(logits, targets, vocab, t: int = 0, delta_range: tuple[float, fl
     def state(setting: dict) -> LogitState:
         return logit_state(logits, targets, t, setting["v"], setting["delta"])
 
-    return make_view(state, draw_logits, vocab, loss_lim)
+    return make_view(state, draw_logits, vocab, loss_lim, describe=lambda s: describe_logits(s, vocab),
+                     table=lambda s: table_logits(s, vocab))

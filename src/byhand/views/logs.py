@@ -16,7 +16,7 @@ import numpy as np
 
 from ..softmax import log_softmax_forward
 from .softmax import word_logits
-from . import make_view
+from . import fmt, make_view
 
 
 @dataclass(frozen=True)
@@ -94,10 +94,19 @@ def _autoscale_lim(values, log: bool) -> tuple[float, float]:
     return (10.0 ** lo, 10.0 ** hi) if log else (lo, hi)
 
 
+def describe_logs(s: LogsState) -> str:
+    """The figure in words: the right word's probability, its loss and its rank."""
+    V = s.probs.shape[0]
+    return (f"Left: the loss −log p against the probability p of the right word (log axis), marked at "
+            f"“{s.answer}”: p = {fmt(s.p, '.3g')}, loss = {fmt(s.loss)} nats. Right: the probabilities of all {V} "
+            f"words, sorted, on a log axis; “{s.answer}” is at rank {s.rank}, so {s.rank - 1} of the {V} words are "
+            f"more likely.")
+
+
 def logs_view(z, words):
     """Return ``draw(fig, setting)``; ``setting`` has the key answer. ``draw`` returns ``update(setting)`` for
     ``byhand.live``: every choice of the right word keeps both panels' axes still."""
     def state(setting: dict) -> LogsState:
         return logs_state(z, words, setting["answer"])
 
-    return make_view(state, draw_logs)
+    return make_view(state, draw_logs, describe=describe_logs)

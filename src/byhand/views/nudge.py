@@ -21,7 +21,7 @@ import numpy as np
 
 from ..checks import is_int
 from ..gpt import GPTConfig, gpt_loss, gpt_loss_and_grads
-from . import make_view
+from . import fmt, make_view
 
 
 def entry_index(params: dict, name: str, index) -> tuple[int, ...]:
@@ -183,6 +183,14 @@ def draw_nudge(fig, state: NudgeState, curve: NudgeCurve):
     return update
 
 
+def describe_nudge(s: NudgeState, curve: NudgeCurve) -> str:
+    """The figure in words: the nudge, the actual change beside its prediction, and the gap beside ½ c Δ²."""
+    return (f"Left: the change of the loss and its first-order prediction g·Δ (g = {fmt(s.grad, '.4f')}) against the "
+            f"nudge Δ of {entry_label(s.name, s.index)}, from {fmt(curve.deltas[0])} to {fmt(curve.deltas[-1])}, "
+            f"marked at Δ = {fmt(s.delta)}: actual {signed(s.actual, 4)}, predicted {signed(s.predicted, 4)}. Right: "
+            f"their gap, {signed(s.gap, 5)}, beside ½ c Δ² with curvature c = {fmt(curve.curvature, '.4f')}.")
+
+
 def nudge_view(params: dict, batch, config: GPTConfig, name: str, index, span: float, n: int = 41):
     """Return ``draw(fig, setting)`` with ``setting = {"delta": Δ}``; the Δ sweep is computed once, here.
 
@@ -194,4 +202,4 @@ def nudge_view(params: dict, batch, config: GPTConfig, name: str, index, span: f
     def state(setting: dict) -> NudgeState:
         return nudge_state(params, batch, config, name, index, setting["delta"])
 
-    return make_view(state, draw_nudge, curve)
+    return make_view(state, draw_nudge, curve, describe=lambda s: describe_nudge(s, curve))

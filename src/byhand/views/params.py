@@ -15,7 +15,7 @@ from matplotlib.ticker import PercentFormatter
 from ..checks import is_int
 from ..gpt import GPTConfig, gpt_param_shapes
 from ..toy_gpt import TOY_CONFIG
-from . import make_view
+from . import fmt, make_view
 
 GROUPS = ("embeddings", "attention", "feed-forward", "layer norms", "output")
 
@@ -112,6 +112,20 @@ def draw_params(fig, state: ParamState, max_share: float | None = None):
     return update
 
 
+def describe_params(s: ParamState) -> str:
+    """The figure in words: every group's count at this width, and the total curve's ends."""
+    groups = "; ".join(f"{g} {s.counts[g]}" for g in GROUPS)
+    return (f"Left: bar chart of each group's share of the toy's {s.total} parameters at width "
+            f"d_model = {s.d_model} (feed-forward width {4 * s.d_model}): {groups}. Right: the total number of "
+            f"parameters against d_model, from {s.totals[0]} at {s.widths[0]} to {s.totals[-1]} at {s.widths[-1]}, "
+            f"marked at {s.total}.")
+
+
+def table_params(s: ParamState):
+    """The figure's data: each group's count and share at this width."""
+    return ["group", "parameters", "share"], [[g, s.counts[g], s.counts[g] / s.total] for g in GROUPS]
+
+
 def params_view(base: GPTConfig = TOY_CONFIG):
     """``draw(fig, setting)`` for the widget and static slider; setting has key "d_model". ``draw`` returns
     ``update(setting)`` for ``byhand.live``; the axes hold every width on the curve (``param_state``'s widths, the
@@ -121,4 +135,5 @@ def params_view(base: GPTConfig = TOY_CONFIG):
 
     state = lru_cache(maxsize=None)(lambda d_model: param_state(d_model, base))  # 33 counts each: kept per width
 
-    return make_view(lambda setting: state(setting["d_model"]), draw_params, max_share)
+    return make_view(lambda setting: state(setting["d_model"]), draw_params, max_share, describe=describe_params,
+                     table=table_params)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..checks import as_float, check_ndim
-from . import make_view, set_bars, span
+from . import fmt, make_view, set_bars, span
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,11 @@ class QKVState:
     after: np.ndarray  # (d_model,) q_t after the nudge, recomputed from the nudged x
     predicted: np.ndarray  # (d_model,) delta * W_q[j]: the change the linear map predicts
     n_heads: int  # heads, to split the row into blocks of d_k
+
+    @property
+    def largest_change(self) -> int:
+        """The entry of the query that the nudge moves most."""
+        return int(np.argmax(np.abs(self.after - self.before)))
 
 
 def qkv_state(x, W_q, b_q, n_heads: int, t: int = 0, j: int = 0, delta: float = 0.0) -> QKVState:
@@ -82,6 +87,27 @@ def draw_qkv(fig, state: QKVState, ylim: tuple[float, float] | None = None):
     return update
 
 
+def describe_qkv(s: QKVState) -> str:
+    """The figure in words: the nudge, the query's largest change and where, and the linear map's prediction."""
+    d = s.after.shape[0]
+    c = s.largest_change
+    change = s.after[c] - s.before[c]
+    if s.delta == 0:
+        return (f"Bar chart of the {d} entries of the query q_{s.t} ({d // s.n_heads} per head), from "
+                f"{fmt(s.after.min(), 3)} to {fmt(s.after.max(), 3)}; entry {s.j} of x̂[{s.t}] is not nudged, so "
+                f"the bars fill their outlines.")
+    return (f"Bar chart of the {d} entries of the query q_{s.t} ({d // s.n_heads} per head) after x̂[{s.t}, {s.j}] "
+            f"is nudged by {fmt(s.delta)}, its values before outlined. The largest change is {fmt(change, 3)}, at "
+            f"entry {c} (head {c // (d // s.n_heads)}), from {fmt(s.before[c], 3)} to {fmt(s.after[c], 3)}: "
+            f"Δ times W_q[{s.j}, {c}], as the linear map predicts ({fmt(s.predicted[c], 3)}).")
+
+
+def table_qkv(s: QKVState):
+    """The figure's data: each entry of the query before and after, and the change the linear map predicts."""
+    return ["entry", "before", "after", "predicted change Δ W_q[j]"], [
+        [c, b, a, p] for c, (b, a, p) in enumerate(zip(s.before, s.after, s.predicted))]
+
+
 def qkv_view(x, W_q, b_q, n_heads: int, t: int = 0, delta_max: float = 3.0):
     """``draw(fig, setting)``; setting has keys "j" (entry, from 0) and "delta".
 
@@ -95,4 +121,4 @@ def qkv_view(x, W_q, b_q, n_heads: int, t: int = 0, delta_max: float = 3.0):
     def state(setting: dict) -> QKVState:
         return qkv_state(x, W_q, b_q, n_heads, t, setting["j"], setting["delta"])
 
-    return make_view(state, draw_qkv, ylim)
+    return make_view(state, draw_qkv, ylim, describe=describe_qkv, table=table_qkv)

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..checks import as_float, check_ndim
 from ..softmax import softmax_forward
-from . import make_view, set_bars, span
+from . import fmt, make_view, set_bars, span
 
 
 @dataclass(frozen=True)
@@ -97,6 +97,30 @@ def draw_scores(fig, state: ScoreState, labels=None, ylim: tuple[float, float] |
     return update
 
 
+def describe_scores(s: ScoreState, labels=None) -> str:
+    """The figure in words: the nudged score, the masked keys, the nudged key's weight before and after, the
+    largest weight."""
+    T = s.scores.shape[0]
+    labels = [str(k) for k in range(T)] if labels is None else list(labels)
+    top = int(np.argmax(s.after))
+    masked = int(np.sum(~s.allowed))
+    key = f"key {s.s} (“{labels[s.s]}”)"
+    weight = (f"{key} is masked, so its weight stays 0 and nothing changes" if not s.allowed[s.s] else
+              f"the weight of {key} goes from {fmt(s.before[s.s], 3)} to {fmt(s.after[s.s], 3)}")
+    return (f"Left: bar chart of the {T} scaled scores of row {s.t}, the score of key {s.s} nudged by "
+            f"{fmt(s.delta)}; {masked} later {'key is' if masked == 1 else 'keys are'} masked (−∞). Right: the "
+            f"attention weights, which sum to {fmt(s.after.sum(), '.4f')}: {weight}; the largest weight is "
+            f"{fmt(s.after[top], 3)}, on key {top} (“{labels[top]}”).")
+
+
+def table_scores(s: ScoreState, labels=None):
+    """The figure's data: each key's score (or "masked") and its weight before and after."""
+    T = s.scores.shape[0]
+    labels = [str(k) for k in range(T)] if labels is None else list(labels)
+    return ["key", "token", "scaled score", "weight before", "weight after"], [
+        [u, labels[u], s.scores[u] if s.allowed[u] else "masked", s.before[u], s.after[u]] for u in range(T)]
+
+
 def scores_view(S, mask, t: int, labels=None, delta_max: float = 4.0):
     """``draw(fig, setting)``; setting has keys "s" (the key whose score is nudged) and "delta".
 
@@ -111,4 +135,5 @@ def scores_view(S, mask, t: int, labels=None, delta_max: float = 4.0):
     def state(setting: dict) -> ScoreState:
         return score_state(S, mask, t, setting["s"], setting["delta"])
 
-    return make_view(state, draw_scores, labels, ylim)
+    return make_view(state, draw_scores, labels, ylim, describe=lambda s: describe_scores(s, labels),
+                     table=lambda s: table_scores(s, labels))

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..checks import as_float, check_ndim
 from ..softmax import log_softmax_forward
-from . import make_view, set_bars
+from . import fmt, make_view, set_bars
 
 
 @dataclass(frozen=True)
@@ -131,6 +131,21 @@ def loss_range(logits, target: int, delta_range: tuple[float, float], eps_max: f
     return min(lows), max(highs)
 
 
+def describe_smoothing(s: SmoothingState, tokens) -> str:
+    """The figure in words: the nudge, the target's p and q, the largest entry of p − q, the loss at ε."""
+    c = int(np.argmax(np.abs(s.grad)))
+    return (f"Left: bar chart of the probabilities p and the smoothed target q (ε = {fmt(s.eps, '.2f')}) over the "
+            f"{len(tokens)} tokens, z[{tokens[s.j]}] nudged by {fmt(s.delta)}: the target “{tokens[s.target]}” has "
+            f"p = {fmt(s.p[s.target], 3)} and q = {fmt(s.q[s.target], 3)}. Middle: the gradient p − q, whose largest "
+            f"entry in size is {fmt(s.grad[c], 3)} at “{tokens[c]}”; its entries sum to 0. Right: the loss against ε, "
+            f"a straight line, marked at ε = {fmt(s.eps, '.2f')}: loss = {fmt(s.loss, '.4f')}.")
+
+
+def table_smoothing(s: SmoothingState, tokens):
+    """The figure's data: p, q and p − q for each token."""
+    return ["token", "p", "q", "p − q"], [[w, p, q, g] for w, p, q, g in zip(tokens, s.p, s.q, s.grad)]
+
+
 def smoothing_view(logits, target: int, tokens, delta_range: tuple[float, float] = (-4.0, 4.0)):
     """Return ``draw(fig, setting)`` for the widget and the static slider; ``setting`` has keys eps, j, delta.
 
@@ -143,4 +158,5 @@ def smoothing_view(logits, target: int, tokens, delta_range: tuple[float, float]
     def state(setting: dict) -> SmoothingState:
         return smoothing_state(logits, target, setting["eps"], setting["j"], setting["delta"])
 
-    return make_view(state, draw_smoothing, tokens, span)
+    return make_view(state, draw_smoothing, tokens, span, describe=lambda s: describe_smoothing(s, tokens),
+                     table=lambda s: table_smoothing(s, tokens))

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..checks import as_float, check_ndim
 from ..softmax import softmax_forward
-from . import make_view
+from . import fmt, make_view
 
 
 def softmax_t(z, temperature: float = 1.0) -> np.ndarray:
@@ -44,6 +44,11 @@ class SoftmaxState:
     p_word: float  # probability of the nudged word now
     top_word: str  # the most likely word now
     rest: float  # probability of every word not shown
+
+    @property
+    def p_top(self) -> float:
+        """The probability of the most likely word now."""
+        return float(np.max(self.probs))
 
 
 def word_logits(z, words, word: str) -> tuple[np.ndarray, tuple[str, ...], int]:
@@ -140,10 +145,24 @@ def draw_softmax(fig, state: SoftmaxState, top: int | None = None):
     return update
 
 
+def describe_softmax(s: SoftmaxState) -> str:
+    """The figure in words: the nudge, the nudged word's probability, the top word, what the others hold."""
+    return (f"Bar chart of the probability of the next word for the {len(s.shown)} words shown, before any change "
+            f"(grey) and now (colour), after adding {fmt(s.nudge)} to the logit of “{s.word}” at temperature "
+            f"τ = {fmt(s.temperature)}: P({s.word}) = {fmt(s.p_word, 3)}; the top word is “{s.top_word}” with "
+            f"P = {fmt(s.p_top, 3)}; the words not shown hold {fmt(s.rest, 3)}.")
+
+
+def table_softmax(s: SoftmaxState):
+    """The figure's data: each shown word's probability before and now."""
+    return ["word", "before (Δ = 0, τ = 1)", "now"], [[w, s.base[i], s.probs[i]] for w, i in
+                                                      zip(s.shown_words, s.shown)]
+
+
 def softmax_view(z, words, top: int = 8):
     """Return ``draw(fig, setting)``; ``setting`` has keys word, nudge, temperature. ``draw`` returns
     ``update(setting)`` for ``byhand.live``: the axes, ticks and reference bars are the same for every setting."""
     def state(setting: dict) -> SoftmaxState:
         return softmax_state(z, words, setting["word"], setting["nudge"], setting["temperature"], top)
 
-    return make_view(state, draw_softmax, top)
+    return make_view(state, draw_softmax, top, describe=describe_softmax, table=table_softmax)

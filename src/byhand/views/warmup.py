@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..optim import warmup_lr
-from . import make_view
+from . import fmt, make_view
 
 
 @dataclass(frozen=True)
@@ -108,6 +108,15 @@ def warmup_limits(t_max: int, d_models, warmups) -> tuple[tuple[float, float], f
             max(float(s.travelled[-1]) for s in states))
 
 
+def describe_warmup(s: WarmupState) -> str:
+    """The figure in words: the schedule's start, peak and value at t, and the sum of the rates up to t."""
+    return (f"Left: the learning rate of the 2017 schedule for d_model = {s.d_model} and {s.warmup} warm-up steps "
+            f"against the step, both axes logarithmic: it climbs from {fmt(s.lr_1, '.3e')} at step 1 to its peak "
+            f"{fmt(s.lr_peak, '.3e')} at step {s.warmup}, then falls as 1/√t; at t = {s.t} it is {fmt(s.lr_t, '.3e')}. "
+            f"Right: the sum of the rates up to each step, {fmt(s.travelled_t, '.4g')} at t = {s.t} and "
+            f"{fmt(s.travelled[-1], '.4f')} at step {s.steps[-1]}.")
+
+
 def warmup_view(t_max: int = 20000, d_models=(64, 128, 256, 512, 1024), warmups=range(500, 8001, 500)):
     """Return ``draw(fig, setting)``; ``setting`` has keys t, d_model, warmup.
 
@@ -120,4 +129,4 @@ def warmup_view(t_max: int = 20000, d_models=(64, 128, 256, 512, 1024), warmups=
     def state(setting: dict) -> WarmupState:
         return warmup_state(setting["t"], setting["d_model"], setting["warmup"], t_max)
 
-    return make_view(state, draw_warmup, limits)
+    return make_view(state, draw_warmup, limits, describe=describe_warmup)
