@@ -129,10 +129,10 @@ def describe_dot(s: DotState) -> str:
     """The figure in words: the products, the running total's end, the largest term; the angle's curve."""
     p, k = s.terms.products, s.largest
     nudge = f", k_{s.j} nudged by {fmt(s.delta)}" if s.delta else ""
-    return (f"Left: bar chart of the {len(p)} products q_i k_i at θ = {fmt(s.theta_deg, '.0f')}°{nudge}: "
+    return (f"Left: bar chart of the {len(p)} products q_i k_i at φ = {fmt(s.theta_deg, '.0f')}°{nudge}: "
             f"{len(p) - s.negative} positive, {s.negative} negative; the running total ends at "
             f"q·k = {fmt(s.terms.total)}, and the largest term in size is q_{k} k_{k} = {fmt(p[k])}. "
-            f"Right: q·k against the angle θ, a cosine from {fmt(s.curve[0])} at 0° to {fmt(s.curve[-1])} at 180°, "
+            f"Right: q·k against the angle φ, a cosine from {fmt(s.curve[0])} at 0° to {fmt(s.curve[-1])} at 180°, "
             f"marked at {fmt(s.before)}.")
 
 
