@@ -4,7 +4,8 @@
 //    dark, so on a light machine the first click seemed to do nothing; every click now changes the page.
 // 2. The live widgets' sliders (noUiSlider handles, role="slider") are switched off on the static page
 //    (tools/widgets-setup.js) but stayed in the Tab order with no name and no disabled state. Each handle is named
-//    by its widget's label, marked aria-disabled, and taken out of the Tab order, as a disabled <input> would be.
+//    by its widget's label, marked aria-disabled, and taken out of the Tab order, as a disabled <input> would be;
+//    the slider's box (label, track, readout) is a group marked aria-disabled too, as the inactive control it is.
 // 3. Search results: Sphinx's summaries are raw page text, so math shows as TeX source (`\(W_O^\top\)`). A formula
 //    cut at either end of the summary is dropped, the rest is typeset by MathJax (which _ext/a11y.py loads on the
 //    search page), and the search-term highlighter is kept out of it.
@@ -69,6 +70,11 @@
       if (handle.closest(".noUi-target[disabled]")) {
         handle.setAttribute("aria-disabled", "true");
         handle.setAttribute("tabindex", "-1");
+        // the label and readout belong to a switched-off control (a disabled <input> gets this from HTML)
+        if (widget && widget !== handle) {
+          widget.setAttribute("role", "group");
+          widget.setAttribute("aria-disabled", "true");
+        }
       }
     }
     // ipywidgets 8 writes a missing tooltip as title="null"
