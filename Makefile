@@ -19,7 +19,7 @@ export CHROMIUM
 .PHONY: help book pdf check-pdf test test-fast test-portable test-oracle check-html check-a11y check-lab bench-widgets-live lab lint lint-workflow outputs bench ioi-model vendor clean distclean
 
 help:  ## list the targets
-	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/'
+	@grep -E '^[a-z0-9-]+:.*## ' Makefile | sed 's/:.*## /\t/'
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python >= 3.11 is needed, found " + sys.version'
