@@ -7,7 +7,7 @@ scroll box shows its bar as it does on a desktop). Each page is checked at a 140
 
   tex          raw TeX left in the visible text (MathJax typeset everything)
   image        an <img> that did not load
-  console      a JavaScript error in the console
+  console      a JavaScript error or warning in the console
   network      a request that tried to leave the machine
   widget       the page saved widget state but shows no widget view
   nav          the left navigation lacks a chapter listed in _toc.yml
@@ -32,6 +32,11 @@ scroll box shows its bar as it does on a desktop). Each page is checked at a 140
                static slider, a "Show all …" box, a box that scrolls, a phone figure's button; Enter, arrows)
   figure-alt   an image whose text alternative is empty or a file name, a figure whose description names no
                number, a static slider frame described by its label alone (tools/check_figures.py)
+  a11y         axe-core's WCAG 2.1 A/AA rules, in light and dark mode at both widths: a line per violating element
+               (mode, width, rule, selector); and, at 1400 px, a typeset formula with no assistive MathML or speech
+               (tools/check_a11y.py)
+  search       the search page, searched for a word whose results quote formulas: no result, raw TeX in a
+               summary, or no formula typeset (its axe and console findings are reported as above)
 
 "Visibly scrolls": the element, or the first ancestor that cuts its overflow, has computed overflow-x auto or
 scroll, content wider than its box (scrollWidth > clientWidth), and a horizontal scrollbar that takes room
@@ -59,6 +64,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 from check_keyboard import check_page as check_keyboard  # the keyboard-only walk (tools/check_keyboard.py)
+from check_a11y import check_search, page_findings as a11y_findings  # axe-core, MathML (tools/check_a11y.py)
 from check_provenance import check_page as check_provenance  # the numbers' popovers (tools/check_provenance.py)
 from check_figures import check_page as check_figures  # the figures' text alternatives (tools/check_figures.py)
 
@@ -206,7 +212,7 @@ def page_weight(path: Path) -> int:
 
 def open_page(page, base: str, rel: str, errors: list[str], blocked: list[str]) -> None:
     """Load a page with the network cut off, and wait for MathJax and the widget manager."""
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("console", lambda m: errors.append(m.text) if m.type in ("error", "warning") else None)
     page.on("pageerror", lambda e: errors.append(str(e)))
 
     def route(r):
@@ -384,6 +390,7 @@ def check_page(browser, base: str, rel: str, chapters: list[str]) -> tuple[list[
     context = browser.new_context(viewport={"width": WIDE[0], "height": WIDE[1]})
     page = context.new_page()
     open_page(page, base, rel, errors, blocked)
+    found += a11y_findings(page, WIDE[0])  # first, before the checks below move sliders and open boxes
     # the reader's text: the article without code listings, where TeX source is legitimate
     text = page.evaluate("""() => {
         const root = (document.querySelector('article') || document.body).cloneNode(true);
@@ -431,6 +438,7 @@ def check_page(browser, base: str, rel: str, chapters: list[str]) -> tuple[list[
                                      f"e.g. {culprits})"))
     found += fit_findings(page, NARROW[0])
     found += check_keyboard(page, rel, NARROW[0])
+    found += a11y_findings(page, NARROW[0], math=False)
     if rel.split("/")[-1].startswith(SHOWN):
         full_shot(page, rel, "-390")
     context.close()
@@ -445,7 +453,7 @@ def check_page(browser, base: str, rel: str, chapters: list[str]) -> tuple[list[
         context.close()
 
     if errors:
-        found.append(("console", f"JavaScript console errors: {sorted(set(errors))[:3]}"))
+        found.append(("console", f"JavaScript console errors or warnings: {sorted(set(errors))[:3]}"))
     if blocked:
         found.append(("network", f"tried to reach the network: {sorted(set(blocked))[:3]}"))
     weight = page_weight(SITE / rel)
@@ -466,6 +474,7 @@ def main() -> int:
     pages = sorted(str(p.relative_to(SITE)) for p in SITE.rglob("*.html")
                    if "_static" not in p.parts and "_sources" not in p.parts and p.name not in SKIP
                    and 'http-equiv="Refresh"' not in p.read_text(errors="replace"))  # not the root redirect
+    pages.append("search.html")  # checked on its own terms (check_a11y.check_search), with a query
     only = sys.argv[1:]  # optional: check only pages whose path contains one of these strings
     if only:
         pages = [p for p in pages if any(o in p for o in only)]
@@ -489,7 +498,8 @@ def main() -> int:
                         rel = todo.get_nowait()
                     except queue.Empty:
                         break
-                    results[rel] = check_page(browser, base, rel, chapters)
+                    results[rel] = (check_search(browser, base, RAW_TEX) if rel == "search.html"
+                                    else check_page(browser, base, rel, chapters))
                     print(results[rel][1], flush=True)
                 browser.close()
         except BaseException as e:  # noqa: BLE001 - raised again in the main thread, below

@@ -30,6 +30,13 @@ cp "$hm/LICENSE" "$hm/dist/embed-amd.js" "$hm/dist/embed.js.LICENSE.txt" "$out/w
 cp "$hm"/dist/[0-9]*.embed.js "$out/widgets/"                       # chunks that embed-amd.js loads lazily
 cp "$hm"/dist/*.woff2 "$out/widgets/"                                # icon fonts; browsers take woff2 first
 cp "$root/tools/widgets-setup.js" "$out/widgets/setup.js"            # ours: module path and MathJax 3 shim
+# The manager checks the saved widget state against its JSON schema with Ajv in strict mode, which warns (twice on
+# every widget page's console) that the schema's union type ["string", "number"] needs allowUnionTypes. The schema
+# is right, so the validator is made with that option (in both of the bundle's copies of the manager).
+perl -0pi -e 's/(\w+)=new\((\w+)\(\)\)([,;](?:\w+=)?\1\.compile\()/$1=new($2())({allowUnionTypes:!0})$3/g' \
+  "$out/widgets/embed-amd.js"
+test "$(grep -o 'allowUnionTypes:!0' "$out/widgets/embed-amd.js" | wc -l)" = 2 || {
+  echo "vendor.sh: the html-manager's Ajv set-up has changed; update the allowUnionTypes patch" >&2; exit 1; }
 
 rj=requirejs-2.3.7/package
 cp "$rj/require.js" "$out/requirejs/"
