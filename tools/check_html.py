@@ -437,8 +437,8 @@ def check_page(browser, base: str, rel: str, chapters: list[str]) -> tuple[list[
         found.append(("page-scroll", f"the page scrolls sideways at {NARROW[0]} px ({sideways[0]} px wide; "
                                      f"e.g. {culprits})"))
     found += fit_findings(page, NARROW[0])
+    found += a11y_findings(page, NARROW[0], math=False)  # before the walk opens boxes and moves sliders
     found += check_keyboard(page, rel, NARROW[0])
-    found += a11y_findings(page, NARROW[0], math=False)
     if rel.split("/")[-1].startswith(SHOWN):
         full_shot(page, rel, "-390")
     context.close()
