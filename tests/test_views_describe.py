@@ -57,7 +57,7 @@ def test_dot_names_the_total_the_signs_and_the_largest_term():
         products = q * turn(q, k, theta)  # (64,)
         big = int(np.argmax(np.abs(products)))
         text = draw.describe({"theta": theta, "j": 0, "delta": 0.0})
-        assert f"θ = {theta:.0f}°" in text and f"q·k = {fmt(products.sum())}" in text
+        assert f"φ = {theta:.0f}°" in text and f"q·k = {fmt(products.sum())}" in text
         assert f"{int((products < 0).sum())} negative" in text and f"q_{big} k_{big} = {fmt(products[big])}" in text
         columns, rows = draw.table({"theta": theta, "j": 0, "delta": 0.0})
         assert len(rows) == 64 and rows[-1][2] == pytest.approx(products.sum())
@@ -93,7 +93,7 @@ def test_derivatives_names_the_tangent_and_the_secant():
     loss = lambda x: math.log(np.exp(np.r_[z[:3], x, z[4:]]).sum()) - x  # noqa: E731
     for h in (1.0, 0.1):
         text = draw.describe({"h": h})
-        assert f"slope {fmt(p[a] - 1, '.4f')}" in text and f"h = {fmt(h, '.3g')}" in text
+        assert f"slope {fmt(p[a] - 1, '.4f')}" in text and f"Δ = {fmt(h, '.3g')}" in text
         assert f"of slope {fmt((loss(z[a] + h) - loss(z[a])) / h, '.4f')}" in text
 
 

@@ -192,10 +192,10 @@ def draw_secant(fig, s: SecantState, z, a: int, j: int, curve: ErrorCurve, word:
 
 
 def describe_secant(s: SecantState, word: str = "z_j") -> str:
-    """The figure in words: the nudge h, the secant's slope beside the tangent's, and both errors."""
+    """The figure in words: the nudge Δ, the secant's slope beside the tangent's, and both errors."""
     return (f"Left: the loss against the logit of {word}, with its tangent of slope {fmt(s.exact, '.4f')} and the "
             f"secant over a nudge Δ = {fmt(s.h, '.3g')}, of slope {fmt(s.forward, '.4f')}: off by "
-            f"{fmt(s.forward_error, '.2g')}. Right: the error of the forward and central differences against h, both "
+            f"{fmt(s.forward_error, '.2g')}. Right: the error of the forward and central differences against Δ, both "
             f"axes logarithmic, marked at Δ = {fmt(s.h, '.3g')}, where the central difference is off by "
             f"{fmt(s.central_error, '.2g')}.")
 
