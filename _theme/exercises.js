@@ -104,6 +104,7 @@
     [".byhand-slider", "Wide figure player"],
     [".widget-subarea", "Wide widget"],
     [".byhand-figure", "Figure at full size"],
+    [".byhand-figure-data > [role=region]", "Data of this figure"],
   ];
 
   // the cue goes under the box; under a display's div.math, which lays out its children in a row
@@ -119,6 +120,8 @@
     if (over) {
       box.classList.add("byhand-overflows");
       if (!box.hasAttribute("data-byhand-region")) {
+        // a box that byhand already named (a figure's data table) keeps its name when it fits again
+        if (box.hasAttribute("aria-label")) box.setAttribute("data-byhand-label", box.getAttribute("aria-label"));
         box.setAttribute("data-byhand-region", "1");
         box.setAttribute("tabindex", "0");
         box.setAttribute("role", "region");
@@ -134,9 +137,14 @@
     } else if (box.hasAttribute("data-byhand-region")) {
       box.classList.remove("byhand-overflows");
       box.removeAttribute("data-byhand-region");
-      box.removeAttribute("role");
-      box.removeAttribute("aria-label");
-      box.setAttribute("tabindex", "-1");
+      if (box.hasAttribute("data-byhand-label")) {
+        box.setAttribute("aria-label", box.getAttribute("data-byhand-label"));  // named by byhand: stays a region
+        box.removeAttribute("data-byhand-label");
+      } else {
+        box.removeAttribute("role");
+        box.removeAttribute("aria-label");
+        box.setAttribute("tabindex", "-1");
+      }
       if (cue) cue.remove();
     }
   }
