@@ -77,6 +77,20 @@
         }
       }
     }
+    // a row of toggle buttons whose every button is switched off is an inactive control too, label and all
+    for (const row of root.querySelectorAll(".widget-toggle-buttons:not([data-en-a11y])")) {
+      const buttons = [...row.querySelectorAll("button")];
+      if (buttons.length && buttons.every((b) => b.disabled)) {
+        row.setAttribute("data-en-a11y", "1");
+        row.setAttribute("role", "group");
+        row.setAttribute("aria-disabled", "true");
+        const label = row.querySelector(":scope > .widget-label");
+        if (label && label.textContent.trim()) {
+          if (!label.id) label.id = "en-widget-label-" + ++labels;
+          row.setAttribute("aria-labelledby", label.id);
+        }
+      }
+    }
     // ipywidgets 8 writes a missing tooltip as title="null"
     for (const el of root.querySelectorAll(".widget-label[title='null'], .widget-readout[title='null']")) {
       el.removeAttribute("title");
