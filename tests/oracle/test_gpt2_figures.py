@@ -182,7 +182,7 @@ def test_the_appendix_runs_a_checkpoint_folder_and_stops_on_a_disagreement(hf, t
     nb = jupytext.read(Path(__file__).resolve().parents[2] / "book" / "49_gpt2.md")
     with pytest.raises(CellExecutionError, match="computed figures that do not round to the reported ones"):
         NotebookClient(nb, timeout=600, kernel_name="python3").execute()
-    outputs = [json.dumps(o) for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    outputs = [json.dumps(o, ensure_ascii=False) for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     assert any("computed here" in o and "rounds to the reported figure" in o for o in outputs)  # the table
-    assert any("found GPT-2 small's files and ran it" in o for o in outputs)  # the status sentence
-    assert not any("was built without GPT-2 small's files" in o for o in outputs)
+    assert any("found GPT-2 small’s files and ran it" in o for o in outputs)  # the status sentence
+    assert not any("was built without GPT-2 small’s files" in o for o in outputs)
