@@ -54,7 +54,7 @@ HTML := $(BOOK_OUT)/html
 
 book: $(STAMP)  ## build the HTML book, every notebook executed, 0 warnings (EDITION=student: without worked solutions)
 ifeq ($(EDITION),instructor)
-	rm -rf _build/html _build/jupyter_execute  # no stale pages from an earlier build
+	rm -rf _build/html _build/jupyter_execute _build/.doctrees  # no stale pages; every page read and executed afresh
 	BYHAND_EDITION=instructor $(BIN)/jupyter-book build -W -n --keep-going .
 else
 	rm -rf $(BOOK_OUT)
