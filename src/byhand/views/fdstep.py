@@ -93,13 +93,16 @@ def one_digit(x: float) -> str:
 def error_text(err: float, h: float, loss: float) -> str:
     """An error of a finite difference as the figure prints it: its digit when it is reproducible, else a bound.
 
-    Where the error exceeds 1000 times the round-off ``round_off(h, loss)``, it is truncation error, the same on
-    every machine to well under 1 %: printed to one significant digit. Below that its digits are rounding noise,
-    which differ between CPUs: printed as a power of ten 10 to 100 times above it (``byhand.bounds.below``).
+    Rounding noise is about one ``round_off(h, loss)`` (under 1.3 of them in the sweep of chapter "Checking every
+    gradient"). An error more than 10 times the round-off is mostly truncation, the same on every machine to a few
+    percent: printed to one significant digit. An error up to 10 times the round-off is noise, whose digits and
+    even whose power of ten differ between CPUs. It is printed as the power of ten at or above 10 round-offs
+    (``byhand.bounds.below``), a bound made from h and the loss alone, so every machine prints the same one.
     """
-    if err > 1000.0 * round_off(h, loss):
+    noise = round_off(h, loss)
+    if err > 10.0 * noise:
         return one_digit(err)
-    return str(below(err, 10.0 ** (np.floor(np.log10(max(err, 1e-300))) + 2), "finite-difference error"))
+    return str(below(err, 10.0 ** np.ceil(np.log10(10.0 * noise)), "finite-difference error"))
 
 
 def draw_fd(fig, state: FDState, curve: FDCurve):
