@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import pytest
 from PIL import Image
 
-from byhand.figure import FigureOutput, cell, data_table, figure_png, show_figure
+from byhand.figure import FigureOutput, cell, data_table, figure_png, show_figure, with_true_minus
 
 
 def small_figure():
@@ -23,6 +23,12 @@ def test_the_output_is_a_png_whose_metadata_and_plain_text_carry_the_description
     assert data["text/plain"] == "A line from 0 to 2." and meta == {"image/png": {"alt": "A line from 0 to 2."}}
     with Image.open(io.BytesIO(base64.b64decode(data["image/png"]))) as im:
         assert im.format == "PNG" and "Software" not in im.info  # no software version: the same bytes every run
+
+
+def test_a_description_writes_a_minus_sign_where_python_wrote_a_hyphen():
+    said = with_true_minus("from -4 to 4, lowest -0.170 (x = -.5), the nudge −2.00; 1e-8, W_out[0, 3], pre-activation, 0-5")
+    assert said == "from −4 to 4, lowest −0.170 (x = −.5), the nudge −2.00; 1e-8, W_out[0, 3], pre-activation, 0-5"
+    assert FigureOutput(b"", "Slope -0.323.").alt == "Slope −0.323."
 
 
 @pytest.mark.parametrize("alt", ["", "   ", None])

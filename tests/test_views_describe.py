@@ -140,9 +140,9 @@ def test_heads_names_the_output_rows_range_and_its_largest_entry():
     from byhand.mha import merge_heads
 
     draw = heads_view(heads_t.O, heads_t.W_o, heads_t.b_o, t=4)
-    out = merge_heads(heads_t.O)[4] @ heads_t.W_o + heads_t.b_o  # α = 1: the model's own output row
+    out = merge_heads(heads_t.O)[4] @ heads_t.W_o + heads_t.b_o  # factor 1: the model's own output row
     c = int(np.argmax(np.abs(out)))
-    text = draw.describe({"alpha": 1.0})
+    text = draw.describe({"factor": 1.0})
     assert f"from {fmt(out.min(), 3)} to {fmt(out.max(), 3)}" in text and f"out[{c}] = {fmt(out[c], 3)}" in text
 
 
@@ -176,14 +176,14 @@ def test_logits_names_the_target_the_nudged_token_and_the_loss():
         assert f"from {fmt(logits_t.mean_loss(logits_t.Z), '.3f')} to {fmt(logits_t.mean_loss(z), '.3f')}" in text
 
 
-def test_smoothing_names_the_targets_p_and_q_and_the_loss():
+def test_smoothing_names_the_targets_p_and_smoothed_target_and_the_loss():
     draw = smoothing_view(smooth_t.Z, 2, smooth_t.TOKENS)
     for eps in (0.0, 0.1, 0.4):
         p = np.exp(smooth_t.Z) / np.exp(smooth_t.Z).sum()
         q = np.full(4, eps / 4)
         q[2] += 1 - eps
         text = draw.describe({"eps": eps, "j": 0, "delta": 0.0})
-        assert f"p = {fmt(p[2], 3)} and q = {fmt(q[2], 3)}" in text
+        assert f"p = {fmt(p[2], 3)} and ỹ = {fmt(q[2], 3)}" in text
         assert f"loss = {fmt(-(q * np.log(p)).sum(), '.4f')}" in text
 
 
@@ -195,6 +195,8 @@ def test_warmup_names_the_start_the_peak_and_the_rate_at_t():
         assert f"from {fmt(lr(1), '.3e')} at step 1" in text and f"peak {fmt(lr(4000), '.3e')} at step 4000" in text
         assert f"at t = {t} it is {fmt(lr(t), '.3e')}" in text
         assert f"{fmt(sum(lr(s) for s in range(1, t + 1)), '.4g')} at t = {t}" in text
+        assert text.endswith(f" and {fmt(sum(lr(s) for s in range(1, 20001)), '.4f')} at step 20000.")
+    assert draw.describe({"t": 20000, "d_model": 512, "warmup": 4000}).endswith(" at t = 20000.")  # said once
 
 
 def test_fmt_writes_a_true_minus_and_no_negative_zero():

@@ -13,13 +13,13 @@ O, W_o, b_o = rng.normal(size=(2, 5, 8)), rng.normal(size=(16, 16)), rng.normal(
 
 
 @pytest.mark.parametrize("t", range(5))
-def test_alpha_one_is_concat_times_W_o(t):
+def test_factor_one_is_concat_times_W_o(t):
     s = head_state(O, W_o, b_o, t, 1.0)
     np.testing.assert_allclose(s.out, merge_heads(O)[t] @ W_o + b_o)
     np.testing.assert_allclose(s.terms[1], O[1, t] @ W_o[8:])
 
 
-def test_alpha_zero_switches_the_last_head_off():
+def test_factor_zero_switches_the_last_head_off():
     s = head_state(O, W_o, b_o, 3, 0.0)
     np.testing.assert_allclose(s.out, O[0, 3] @ W_o[:8] + b_o)
     s2 = head_state(O, W_o, b_o, 3, 0.5)
@@ -35,15 +35,15 @@ def test_head_state_rejects_bad_input():
 
 def test_heads_view_draws_a_labelled_panel():
     fig = plt.figure()
-    heads_view(O, W_o, b_o)(fig, {"alpha": 0.0})
-    assert "α = 0.00" in fig.axes[0].get_title() and "head 1" in fig.axes[0].get_title()  # heads from 0
+    heads_view(O, W_o, b_o)(fig, {"factor": 0.0})
+    assert "head 1 times 0.00" in fig.axes[0].get_title()  # heads count from 0
     labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
-    assert "head 0" in labels and "head 1 × α" in labels
+    assert "head 0" in labels and "head 1 × factor" in labels
     plt.close(fig)
 
 
 def live_case():
     """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
-    draw = heads_view(O, W_o, b_o, t=4)  # the chapter's range: alpha in 0..2
-    moves = [{"alpha": 1.0}, {"alpha": 0.0}, {"alpha": 2.0}, {"alpha": 0.3}]
-    return draw, moves, sweep({"alpha": 1.0}, "alpha", [1.0, 0.75, 0.5, 0.25, 0.0, 1.5, 2.0])
+    draw = heads_view(O, W_o, b_o, t=4)  # the chapter's range: factor in 0..2
+    moves = [{"factor": 1.0}, {"factor": 0.0}, {"factor": 2.0}, {"factor": 0.3}]
+    return draw, moves, sweep({"factor": 1.0}, "factor", [1.0, 0.75, 0.5, 0.25, 0.0, 1.5, 2.0])

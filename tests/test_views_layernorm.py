@@ -41,7 +41,7 @@ def test_ln_view_draws_two_panels():
 
 def live_case():
     """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
-    draw = ln_view(X, G, B)  # the chapter's ranges: c = 10**k for k in -3..1 (a log slider), b in -5..5
+    draw = ln_view(X, G, B)  # the chapter's ranges: α = 10**k for k in -3..1 (a log slider), b in -5..5
     moves = [{"scale": 1.0, "shift": 1.0}, {"scale": 10.0, "shift": 5.0},
              {"scale": 10.0, "shift": -5.0}, {"scale": 1e-3, "shift": -5.0},
              {"scale": 1e-3, "shift": 5.0}, {"scale": 10 ** -2.75, "shift": 0.0}]
@@ -52,5 +52,5 @@ def test_the_left_panel_holds_every_setting():
     fig = plt.figure()
     ln_view(X, G, B)(fig, {"scale": 1.0, "shift": 0.0})
     lo, hi = fig.axes[0].get_ylim()
-    assert lo <= 10 * X.min() - 5 and hi >= 10 * X.max() + 5  # the corners c = 10, b = ±5
+    assert lo <= 10 * X.min() - 5 and hi >= 10 * X.max() + 5  # the corners α = 10, b = ±5
     plt.close(fig)

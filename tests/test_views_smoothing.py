@@ -57,7 +57,7 @@ def test_the_view_draws_three_labelled_panels():
     smoothing_view(Z, 2, ["<bos>", "i", "am", "<eos>"])(fig, {"eps": 0.1, "j": 2, "delta": 0.0})
     a, b, c = fig.axes
     assert a.get_ylabel() == "probability" and "ỹ (orange)" in a.get_title()
-    assert "ε" in c.get_xlabel() and c.get_title() == "loss = 2.5265"
+    assert "epsilon_{ls}" in c.get_xlabel() and c.get_title() == "loss = 2.5265"
     assert not fig.legends and all(ax.get_legend() is None for ax in fig.axes)  # nothing covers the bars
     from layout_check import layout_problems
     assert layout_problems(fig) == []

@@ -13,9 +13,18 @@ import base64
 import html
 import io
 import numbers
+import re
 from typing import Sequence
 
 ALT_KEY = "alt"  # the key in an output's image/png metadata that _ext/figure_alt.py reads
+# a hyphen that stands for a minus sign: before a number, and not inside a word, an exponent (1e-8) or a range (0-5)
+HYPHEN_MINUS = re.compile(r"(?<![\w.])-(?=\.?\d)")
+
+
+def with_true_minus(text: str) -> str:
+    """``text`` with each hyphen that is a minus sign written as the minus sign, "−" (U+2212), which a screen
+    reader reads as "minus"; a number formatted by Python starts with a hyphen."""
+    return HYPHEN_MINUS.sub("−", text)
 
 
 def cell(value, decimals: int = 4) -> str:
@@ -64,7 +73,7 @@ class FigureOutput:
     def __init__(self, png: bytes, alt: str):
         if not isinstance(alt, str) or not alt.strip():
             raise ValueError("a figure needs a text alternative that says what it shows, got an empty one")
-        self.png, self.alt = png, " ".join(alt.split())
+        self.png, self.alt = png, with_true_minus(" ".join(alt.split()))
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         data = {"image/png": base64.b64encode(self.png).decode(), "text/plain": self.alt}

@@ -215,26 +215,26 @@ def _decoder_3():
 # --- 34: output layer, softmax and label smoothing ----------------------------------------------------------------
 
 @exercise("smoothing.1", "34_output_loss", "by hand", 2,
-          "The rounded path's smoothed loss with ε = 0.2, from the −log p row", atol=5e-4, precision=("dp", 4))
+          "The rounded path's smoothed loss with ε_ls = 0.2, from the −log p row", atol=5e-4, precision=("dp", 4))
 def _smoothing_1():
     eps, V, am = INPUTS["smoothing.1"]["eps"], len(toy.TGT_VOCAB), _am()
     p = _rounded().p
     return Solution(_rounded_loss(eps=eps), {
-        "that is the loss with ε = 0.1, the chapter's; the exercise doubles it.": _rounded().loss,
+        "that is the loss with ε_ls = 0.1, the chapter's; the exercise doubles it.": _rounded().loss,
         "that is the plain cross-entropy −log p(am), with no smoothing.": float(-np.log(p[am])),
-        "that spreads ε over the V − 1 other words; this book's form puts ε/V on every word, am included.":
+        "that spreads ε_ls over the n_vocab − 1 other words; this book's form puts ε_ls/n_vocab on every word, am included.":
             _ce_against(smoothed_target(am, V, eps, "tensor2tensor"), p)})
 
 
 @exercise("smoothing.2", "34_output_loss", "predict", 2,
-          "Predict the rounded path's loss at ε = 0.5 from its values at ε = 0 and ε = 0.1", atol=5e-3)
+          "Predict the rounded path's loss at ε_ls = 0.5 from its values at ε_ls = 0 and ε_ls = 0.1", atol=5e-3)
 def _smoothing_2():
     eps = INPUTS["smoothing.2"]["eps"]
     plain, at01 = _rounded_loss(eps=0.0), _rounded().loss
     return Solution(_rounded_loss(eps=eps), {
-        "the loss falls as ε grows on this model: am is the word it likes least.": plain + (plain - at01) * eps / 0.1,
-        "that is the loss at ε = 0.1; the line keeps falling by the same amount for every 0.1.": at01,
-        "that is the smallest possible loss at ε = 0.1, the entropy of ỹ; these logits are far from it.":
+        "the loss falls as ε_ls grows on this model: am is the word it likes least.": plain + (plain - at01) * eps / 0.1,
+        "that is the loss at ε_ls = 0.1; the line keeps falling by the same amount for every 0.1.": at01,
+        "that is the smallest possible loss at ε_ls = 0.1, the entropy of ỹ; these logits are far from it.":
             float(-(_rounded().q * np.log(_rounded().q)).sum())})
 
 
@@ -243,7 +243,7 @@ def _smoothing_cases():
 
 
 @exercise("smoothing.3", "34_output_loss", "find the bug", 2,
-          "Fix a smoothed target that spreads ε over the other words instead of all V", atol=1e-12)
+          "Fix a smoothed target that spreads ε_ls over the other words instead of all n_vocab", atol=1e-12)
 def _smoothing_3():
     def reference(target, V, eps):
         return smoothed_target(target, V, eps, "pytorch")
@@ -258,7 +258,7 @@ def _smoothing_3():
 
     return Solution(reference, {
         "that is another convention's target, not this book's: compare each entry with the table of conventions.": over_v_minus_1,
-        "the target gets its own share too: 1 − ε + ε/V, or ỹ no longer sums to 1.": target_unsmoothed},
+        "the target gets its own share too: 1 − ε_ls + ε_ls/n_vocab, or ỹ no longer sums to 1.": target_unsmoothed},
         _smoothing_cases())
 
 

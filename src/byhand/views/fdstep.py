@@ -145,7 +145,7 @@ def draw_fd(fig, state: FDState, curve: FDCurve):
 def describe_fd(s: FDState, curve: FDCurve) -> str:
     """The figure in words: the step, and both errors as the title prints them (a bound at rounding-noise level)."""
     return (f"Log-log plot of the error of the forward and central differences of the loss in "
-            f"{entry_label(s.name, s.index)} against the step h, from {one_digit(curve.hs[0])} to "
+            f"{entry_label(s.name, s.index)} against the step Δ, from {one_digit(curve.hs[0])} to "
             f"{one_digit(curve.hs[-1])}, marked at Δ = {one_digit(s.h)}: forward error "
             f"{error_text(s.forward_err, s.h, s.loss)}, central error {error_text(s.central_err, s.h, s.loss)}.")
 

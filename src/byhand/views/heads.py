@@ -6,7 +6,7 @@ of W_o and adding the results:
     out_t = [o_t^(0), o_t^(1)] W_o + b_o = o_t^(0) W_o[0:d_k] + o_t^(1) W_o[d_k:2 d_k] + b_o.
 
 Heads count from 0, as everywhere in the book. ``head_state`` scales the last head's share (head 1 of the
-toy) by α (α = 1: the model; α = 0: that head switched off) and returns
+toy) by a ``factor`` (1: the model; 0: that head switched off) and returns
 each term; ``draw_heads`` stacks them, and a move redraws only the last head's bars, the sum and the title
 (``byhand.live``).
 """
@@ -22,11 +22,11 @@ from . import fmt, make_view, set_bars, span
 
 @dataclass(frozen=True)
 class HeadState:
-    """The output row of position t as a sum of per-head terms, the last head's scaled by alpha."""
+    """The output row of position t as a sum of per-head terms, the last head's scaled by ``factor``."""
 
     t: int  # position
-    alpha: float  # the weight of the last head's term (1 = the model)
-    terms: np.ndarray  # (h, d_model) head k's term o_t^(k) W_o[k d_k:(k+1) d_k], the last one times alpha
+    factor: float  # what the last head's term is multiplied by (1 = the model)
+    terms: np.ndarray  # (h, d_model) head k's term o_t^(k) W_o[k d_k:(k+1) d_k], the last one times factor
     b_o: np.ndarray  # (d_model,) the output bias
     out: np.ndarray  # (d_model,) sum of the terms plus b_o
 
@@ -36,7 +36,7 @@ class HeadState:
         return int(np.argmax(np.abs(self.out)))
 
 
-def head_state(O_heads, W_o, b_o, t: int = 4, alpha: float = 1.0) -> HeadState:
+def head_state(O_heads, W_o, b_o, t: int = 4, factor: float = 1.0) -> HeadState:
     """Split out_t = merge(O_heads)[t] W_o + b_o into per-head terms; O_heads (h, T, d_k), W_o (h d_k, d_model)."""
     O_heads, W_o, b_o = as_float("O_heads", O_heads), as_float("W_o", W_o), as_float("b_o", b_o)
     check_ndim("O_heads", O_heads, (3,))
@@ -47,16 +47,16 @@ def head_state(O_heads, W_o, b_o, t: int = 4, alpha: float = 1.0) -> HeadState:
         raise ValueError(f"position t = {t} is outside 0..{T - 1}")
     blocks = W_o.reshape(h, d_k, -1)  # (h, d_k, d_model): head k's rows of W_o
     terms = np.einsum("hk,hkd->hd", O_heads[:, t, :], blocks)  # (h, d_model)
-    terms[-1] *= alpha
-    return HeadState(t, float(alpha), terms, b_o, terms.sum(0) + b_o)
+    terms[-1] *= factor
+    return HeadState(t, float(factor), terms, b_o, terms.sum(0) + b_o)
 
 
 def draw_heads(fig, state: HeadState, ylim: tuple[float, float] | None = None):
     """Each head's term as side-by-side bars for the 16 output entries, and their sum with b_o as a line.
 
-    Returns ``update(state)``, which moves the last head's bars, the sum line and the title to another α and returns
-    those artists (``byhand.live`` redraws only them; the other heads' bars do not depend on α). The limits are
-    ``ylim`` when given (the widget passes the range of every α it offers, so the axes stay still); else they fit
+    Returns ``update(state)``, which moves the last head's bars, the sum line and the title to another factor and returns
+    those artists (``byhand.live`` redraws only them; the other heads' bars do not depend on the factor). The limits are
+    ``ylim`` when given (the widget passes the range of every factor it offers, so the axes stay still); else they fit
     this state.
     """
     ax = fig.subplots()
@@ -66,7 +66,7 @@ def draw_heads(fig, state: HeadState, ylim: tuple[float, float] | None = None):
     ax.axhline(0, color="gray", lw=0.6, zorder=1)
     bars = []
     for k in range(h):
-        label = f"head {k}" + (" × α" if k == h - 1 else "")
+        label = f"head {k}" + (" × factor" if k == h - 1 else "")
         bars.append(ax.bar(i + (k - (h - 1) / 2) * w, state.terms[k], width=w, label=label))
     (out,) = ax.plot(i, state.out, "o-", color="black", ms=3, lw=1, label=r"out = sum + $b_O$")
     lo, hi = ylim if ylim is not None else span(state.terms, state.out)
@@ -81,7 +81,7 @@ def draw_heads(fig, state: HeadState, ylim: tuple[float, float] | None = None):
     def update(new: HeadState) -> list:
         set_bars(bars[-1], new.terms[-1])
         out.set_ydata(new.out)
-        title.set_text(f"output row of position {new.t}, head {h - 1} weighted by α = {new.alpha:.2f}")
+        title.set_text(f"output row of position {new.t}, head {h - 1} times {new.factor:.2f}")
         return [*bars[-1], out, title]
 
     update(state)
@@ -93,7 +93,7 @@ def describe_heads(s: HeadState) -> str:
     h, d = s.terms.shape
     c = s.largest_out
     return (f"Bar chart of each of the {h} heads' terms in the {d} entries of the output row of position {s.t}, "
-            f"head {h - 1} weighted by α = {fmt(s.alpha)}, and their sum plus b_O as a line: it runs from "
+            f"head {h - 1} multiplied by {fmt(s.factor)}, and their sum plus b_O as a line: it runs from "
             f"{fmt(s.out.min(), 3)} to {fmt(s.out.max(), 3)}, and its largest entry in size is out[{c}] = "
             f"{fmt(s.out[c], 3)}, of which head {h - 1} gives {fmt(s.terms[-1, c], 3)}.")
 
@@ -101,20 +101,20 @@ def describe_heads(s: HeadState) -> str:
 def table_heads(s: HeadState):
     """The figure's data: each head's term, the bias and the output at every entry."""
     h = s.terms.shape[0]
-    columns = ["entry"] + [f"head {k}" + (" × α" if k == h - 1 else "") for k in range(h)] + ["b_O", "out"]
+    columns = ["entry"] + [f"head {k}" + (" × factor" if k == h - 1 else "") for k in range(h)] + ["b_O", "out"]
     return columns, [[c, *s.terms[:, c], s.b_o[c], s.out[c]] for c in range(s.out.shape[0])]
 
 
-def heads_view(O_heads, W_o, b_o, t: int = 4, alpha_range: tuple[float, float] = (0.0, 2.0)):
-    """``draw(fig, setting)``; setting has key "alpha".
+def heads_view(O_heads, W_o, b_o, t: int = 4, factor_range: tuple[float, float] = (0.0, 2.0)):
+    """``draw(fig, setting)``; setting has key "factor".
 
-    The limits hold every α in ``alpha_range`` (the widget's range): the terms and their sum are linear in α, so the
-    two ends bound them. ``draw`` returns ``update(setting)`` for ``byhand.live``.
+    The limits hold every factor in ``factor_range`` (the widget's range): the terms and their sum are linear in
+    it, so the two ends bound them. ``draw`` returns ``update(setting)`` for ``byhand.live``.
     """
-    ends = [head_state(O_heads, W_o, b_o, t, a) for a in alpha_range]
+    ends = [head_state(O_heads, W_o, b_o, t, a) for a in factor_range]
     ylim = span(*(s.terms for s in ends), *(s.out for s in ends))
 
     def state(setting: dict) -> HeadState:
-        return head_state(O_heads, W_o, b_o, t, setting["alpha"])
+        return head_state(O_heads, W_o, b_o, t, setting["factor"])
 
     return make_view(state, draw_heads, ylim, describe=describe_heads, table=table_heads)

@@ -1,7 +1,7 @@
 """The view behind Part II, "Layer norm and residuals": layer norm undoes a row's scale and shift.
 
-For a row x, LN(c x + b) = LN(x) for any c > 0 and any b, up to eps: the mean removes b and the
-standard deviation removes c. Only when c^2 var(x) comes near eps does eps show, and the output shrinks:
+For a row x, LN(α x + b) = LN(x) for any α > 0 and any b, up to eps: the mean removes b and the
+standard deviation removes α. Only when α^2 var(x) comes near eps does eps show, and the output shrinks:
 y = gamma (x - mu) / sqrt(var + eps) + beta. ``ln_state`` scales and shifts one row and normalises it;
 ``draw_ln`` shows both, and a move redraws only the bars, the mean and the titles (``byhand.live``).
 """
@@ -20,9 +20,9 @@ from . import fmt, make_view, set_bars, span
 class LNState:
     """One row, scaled and shifted, before and after layer norm."""
 
-    scale: float  # c
+    scale: float  # α
     shift: float  # b
-    x: np.ndarray  # (D,) c x_row + b
+    x: np.ndarray  # (D,) α x_row + b
     y: np.ndarray  # (D,) LN of it
     y_ref: np.ndarray  # (D,) LN of the unscaled row, for comparison
     mean: float  # mean of x
@@ -30,7 +30,7 @@ class LNState:
 
     @property
     def gap(self) -> float:
-        """The largest |LN(c x + b) − LN(x)| over the entries."""
+        """The largest |LN(α x + b) − LN(x)| over the entries."""
         return float(np.max(np.abs(self.y - self.y_ref)))
 
 
@@ -53,7 +53,7 @@ def draw_ln(fig, state: LNState, xlim: tuple[float, float] | None = None):
     Returns ``update(state)``, which moves the bars, the mean and the titles to another scale and shift of the same
     row and returns those artists (``byhand.live`` redraws only them). The left panel's limits are ``xlim`` (the
     range of the input values) when given; the widget passes the range of every setting it offers, so the axes
-    stay still and a larger c shows as taller bars. Else they fit this state.
+    stay still and a larger α shows as taller bars. Else they fit this state.
     """
     ax, ax2 = fig.subplots(1, 2)
     i = np.arange(state.x.shape[0])  # entries counted from 0
@@ -89,7 +89,7 @@ def draw_ln(fig, state: LNState, xlim: tuple[float, float] | None = None):
 def describe_ln(s: LNState) -> str:
     """The figure in words: the scaled row's mean and spread, and how far its layer norm is from the unscaled one's."""
     D = s.x.shape[0]
-    return (f"Left: bar chart of the {D} entries of the row scaled by c = {fmt(s.scale, '.3g')} and shifted by "
+    return (f"Left: bar chart of the {D} entries of the row scaled by α = {fmt(s.scale, '.3g')} and shifted by "
             f"b = {fmt(s.shift, 'g')}, from {fmt(s.x.min(), 3)} to {fmt(s.x.max(), 3)}, with its mean {fmt(s.mean, 3)} "
             f"as a red line; layer norm divides by {fmt(s.std, '.3g')}. Right: its layer norm, from "
             f"{fmt(s.y.min(), 3)} to {fmt(s.y.max(), 3)}, over the layer norm of the unscaled row (outlined); the "
@@ -98,19 +98,19 @@ def describe_ln(s: LNState) -> str:
 
 def table_ln(s: LNState):
     """The figure's data: each entry of the row, its layer norm and the unscaled row's layer norm."""
-    return ["entry", "c·x + b", "LN(c·x + b)", "LN(x)"], [[i, *v] for i, v in enumerate(zip(s.x, s.y, s.y_ref))]
+    return ["entry", "α·x + b", "LN(α·x + b)", "LN(x)"], [[i, *v] for i, v in enumerate(zip(s.x, s.y, s.y_ref))]
 
 
 def ln_view(x_row, gamma, beta, eps: float = 1e-5, scale_range: tuple[float, float] = (1e-3, 10.0),
             shift_max: float = 5.0):
     """``draw(fig, setting)``; setting has keys "scale" and "shift".
 
-    The left panel's limits hold every setting with c in ``scale_range`` and ``|b| <= shift_max`` (the widget's
-    ranges): c x + b is linear in c and b, so the corners bound it. ``draw`` returns ``update(setting)`` for
+    The left panel's limits hold every setting with α in ``scale_range`` and ``|b| <= shift_max`` (the widget's
+    ranges): α x + b is linear in α and b, so the corners bound it. ``draw`` returns ``update(setting)`` for
     ``byhand.live``.
     """
     x_row = as_float("x_row", x_row)
-    corners = [c * x_row + b for c in scale_range for b in (-abs(shift_max), abs(shift_max))]
+    corners = [a * x_row + b for a in scale_range for b in (-abs(shift_max), abs(shift_max))]
     xlim = span(*corners)
 
     def state(setting: dict) -> LNState:

@@ -88,7 +88,7 @@ def draw_smoothing(fig, state: SmoothingState, tokens, loss_limits: tuple[float,
     pad = 0.05 * max(hi - lo, 1e-3)
     ax3.set_ylim(lo - pad, hi + pad)
     (dot,) = ax3.plot([state.eps], [state.loss], "o", color="black")
-    ax3.set_xlabel("label smoothing ε")
+    ax3.set_xlabel(r"label smoothing $\epsilon_{ls}$")
     ax3.set_ylabel("loss (nats)")
     title3 = ax3.set_title("", fontsize=9)
     for a in (ax, ax2, ax3):
@@ -132,18 +132,18 @@ def loss_range(logits, target: int, delta_range: tuple[float, float], eps_max: f
 
 
 def describe_smoothing(s: SmoothingState, tokens) -> str:
-    """The figure in words: the nudge, the target's p and q, the largest entry of p − q, the loss at ε."""
+    """The figure in words: the nudge, the target's p and ỹ, the largest entry of p − ỹ, the loss at ε_ls."""
     c = int(np.argmax(np.abs(s.grad)))
-    return (f"Left: bar chart of the probabilities p and the smoothed target q (ε = {fmt(s.eps, '.2f')}) over the "
-            f"{len(tokens)} tokens, z[{tokens[s.j]}] nudged by {fmt(s.delta)}: the target “{tokens[s.target]}” has "
-            f"p = {fmt(s.p[s.target], 3)} and q = {fmt(s.q[s.target], 3)}. Middle: the gradient p − q, whose largest "
-            f"entry in size is {fmt(s.grad[c], 3)} at “{tokens[c]}”; its entries sum to 0. Right: the loss against ε, "
-            f"a straight line, marked at ε = {fmt(s.eps, '.2f')}: loss = {fmt(s.loss, '.4f')}.")
+    return (f"Left: bar chart of the probabilities p and the smoothed target ỹ (ε_ls = {fmt(s.eps, '.2f')}) over "
+            f"the {len(tokens)} tokens, z[{tokens[s.j]}] nudged by {fmt(s.delta)}: the target “{tokens[s.target]}” "
+            f"has p = {fmt(s.p[s.target], 3)} and ỹ = {fmt(s.q[s.target], 3)}. Middle: the gradient p − ỹ, whose "
+            f"largest entry in size is {fmt(s.grad[c], 3)} at “{tokens[c]}”; its entries sum to 0. Right: the loss "
+            f"against ε_ls, a straight line, marked at ε_ls = {fmt(s.eps, '.2f')}: loss = {fmt(s.loss, '.4f')}.")
 
 
 def table_smoothing(s: SmoothingState, tokens):
-    """The figure's data: p, q and p − q for each token."""
-    return ["token", "p", "q", "p − q"], [[w, p, q, g] for w, p, q, g in zip(tokens, s.p, s.q, s.grad)]
+    """The figure's data: p, ỹ and p − ỹ for each token."""
+    return ["token", "p", "ỹ", "p − ỹ"], [[w, p, q, g] for w, p, q, g in zip(tokens, s.p, s.q, s.grad)]
 
 
 def smoothing_view(logits, target: int, tokens, delta_range: tuple[float, float] = (-4.0, 4.0)):

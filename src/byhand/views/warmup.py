@@ -113,8 +113,8 @@ def describe_warmup(s: WarmupState) -> str:
     return (f"Left: the learning rate of the 2017 schedule for d_model = {s.d_model} and {s.warmup} warm-up steps "
             f"against the step, both axes logarithmic: it climbs from {fmt(s.lr_1, '.3e')} at step 1 to its peak "
             f"{fmt(s.lr_peak, '.3e')} at step {s.warmup}, then falls as 1/√t; at t = {s.t} it is {fmt(s.lr_t, '.3e')}. "
-            f"Right: the sum of the rates up to each step, {fmt(s.travelled_t, '.4g')} at t = {s.t} and "
-            f"{fmt(s.travelled[-1], '.4f')} at step {s.steps[-1]}.")
+            f"Right: the sum of the rates up to each step, {fmt(s.travelled_t, '.4g')} at t = {s.t}"
+            + ("" if s.t == s.steps[-1] else f" and {fmt(s.travelled[-1], '.4f')} at step {s.steps[-1]}") + ".")
 
 
 def warmup_view(t_max: int = 20000, d_models=(64, 128, 256, 512, 1024), warmups=range(500, 8001, 500)):
