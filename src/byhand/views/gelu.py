@@ -113,7 +113,7 @@ def describe_gelu(s: GeluState) -> str:
     return (f"Left: GELU(x) in its exact erf form and in GPT-2's tanh form, which lie on top of each other, with ReLU "
             f"for reference, marked at x = {fmt(s.x)}: GELU = {fmt(s.tanh_at, '.4f')}. Right: the tanh form minus the "
             f"erf form, at most {fmt(s.max_gap * 1e4, '.3f')} × 10⁻⁴ in size from {fmt(s.grid[0], 0)} to "
-            f"{fmt(s.grid[-1], 0)}; at x it is {fmt((s.tanh_at - s.erf_at) * 1e4, '+.3f')} × 10⁻⁴.")
+            f"{fmt(s.grid[-1], 0)}; at x = {fmt(s.x)} it is {fmt((s.tanh_at - s.erf_at) * 1e4, '+.3f')} × 10⁻⁴.")
 
 
 def gelu_view(samples=()):
