@@ -95,9 +95,11 @@ def test_the_title_shows_truncation_digits_and_bounds_rounding_noise():
     assert round_off(1e-6, loss) == pytest.approx(np.finfo(float).eps * 2.0 / 1e-6)
     assert one_digit(3.065e-7) == "3e-7" and one_digit(1e-6) == "1e-6" and one_digit(9.7e-5) == "1e-4"
     assert error_text(3.065e-7, 1e-5, loss) == "3e-7"  # 7000 times the round-off: truncation, reproducible
-    # round-off at h = 1e-6 and L = 2 is 4.44e-10: noise up to 4.44e-9 prints as the power of ten above that
-    assert error_text(6.956e-11, 1e-6, loss) == "< 1e-8" and error_text(1.0e-9, 1e-6, loss) == "< 1e-8"
-    assert error_text(4.4e-9, 1e-6, loss) == "< 1e-8" and error_text(4.6e-9, 1e-6, loss) == "5e-9"
+    # round-off at h = 1e-6 and L = 2 is 4.44e-10: up to 10 of them print as the power of ten above 4.44e-9, up to
+    # 100 as the one above 4.44e-8, and more as a digit
+    assert error_text(6.956e-11, 1e-6, loss) == "< 1e-8" and error_text(4.4e-9, 1e-6, loss) == "< 1e-8"
+    assert error_text(4.5e-9, 1e-6, loss) == "< 1e-7" and error_text(4.4e-8, 1e-6, loss) == "< 1e-7"
+    assert error_text(4.6e-8, 1e-6, loss) == "5e-8"
     assert error_text(0.0, 1e-6, loss).startswith("< ")  # an exact zero is below any bound
     params = setup()
     fig = plt.figure()

@@ -94,15 +94,19 @@ def error_text(err: float, h: float, loss: float) -> str:
     """An error of a finite difference as the figure prints it: its digit when it is reproducible, else a bound.
 
     Rounding noise is about one ``round_off(h, loss)`` (under 1.3 of them in the sweep of chapter "Checking every
-    gradient"). An error more than 10 times the round-off is mostly truncation, the same on every machine to a few
-    percent: printed to one significant digit. An error up to 10 times the round-off is noise, whose digits and
-    even whose power of ten differ between CPUs. It is printed as the power of ten at or above 10 round-offs
-    (``byhand.bounds.below``), a bound made from h and the loss alone, so every machine prints the same one.
+    gradient"), and its digits, even its power of ten, differ between CPUs. So an error is printed by how many
+    round-offs it holds, and every bound is a power of ten made from h and the loss alone (``byhand.bounds.below``):
+
+    - up to 10: noise, printed as the power of ten at or above 10 round-offs;
+    - 10 to 100: truncation with noise that can still move its first digit, printed as the power of ten at or
+      above 100 round-offs;
+    - over 100: truncation, the same on every machine to a few percent, printed to one significant digit.
     """
     noise = round_off(h, loss)
-    if err > 10.0 * noise:
-        return one_digit(err)
-    return str(below(err, 10.0 ** np.ceil(np.log10(10.0 * noise)), "finite-difference error"))
+    for k in (10.0, 100.0):
+        if err <= k * noise:
+            return str(below(err, 10.0 ** np.ceil(np.log10(k * noise)), "finite-difference error"))
+    return one_digit(err)
 
 
 def draw_fd(fig, state: FDState, curve: FDCurve):
