@@ -138,7 +138,7 @@ def describe_adamw(s: AdamWState) -> str:
     return (f"Left: the loss after AdamW's first step against the learning rate (log axis), with and without bias "
             f"correction, marked at η = {fmt(s.lr, '.3g')} ({which}): the loss goes from {fmt(s.loss_before, '.4f')} "
             f"to {fmt(s.loss_after, '.4f')}. Right: bars of the loss before ({fmt(s.loss_before, '.3f')}), after "
-            f"({fmt(s.loss_after, '.3f')}) and the straight-line guess 𝓛 + Σ g·Δθ ({fmt(s.predicted, '.3f')}); the "
+            f"({fmt(s.loss_after, '.3f')}) and the straight-line guess ℒ + Σ g·Δθ ({fmt(s.predicted, '.3f')}); the "
             f"largest move of a weight is {fmt(s.max_move, '.3g')}.")
 
 

@@ -134,7 +134,7 @@ def draw_step(fig, s: StepState, curve: LineCurve, word: str = "the right word")
 def describe_step(s: StepState, word: str = "the right word") -> str:
     """The figure in words: the step's loss beside the straight line's, and P(word) before and after."""
     return (f"Left: the loss after one gradient step θ − η g against the learning rate η, with the straight line "
-            f"𝓛 − η‖g‖² it starts along; at η = {fmt(s.eta, '.4f')} the loss goes from {fmt(s.loss_before, '.3f')} to "
+            f"ℒ − η‖g‖² it starts along; at η = {fmt(s.eta, '.4f')} the loss goes from {fmt(s.loss_before, '.3f')} to "
             f"{fmt(s.loss_after, '.3f')} ({s.verdict}), where the straight line predicts {fmt(s.predicted, '.3f')}. "
             f"Right: P({word}) goes from {fmt(s.p_before, '.3f')} before the step to {fmt(s.p_after, '.3f')} after it.")
 
