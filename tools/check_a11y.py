@@ -69,7 +69,12 @@ def set_mode(page, mode: str) -> None:
     """The theme's colour mode, as its switch sets it (the theme's CSS follows data-theme)."""
     page.evaluate("m => { document.documentElement.dataset.theme = m; document.documentElement.dataset.mode = m; }",
                   mode)
-    page.wait_for_timeout(150)  # the theme fades some colours over 0.1 s
+    # The theme fades some colours over 0.1 s. A fixed wait was too short on a loaded machine: axe once measured
+    # the search field half-way from light to dark (#3e4550). So wait two frames, for the transitions to start,
+    # then until none is running.
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    page.wait_for_function("() => !document.getAnimations().some(a => a instanceof CSSTransition"
+                           " && a.playState === 'running')", timeout=10000)
 
 
 def axe_violations(page, rules: list[str] | None = None, skip: list[str] | None = None,
