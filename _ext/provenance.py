@@ -7,7 +7,7 @@ glued the value, its line in the cell and the value's kind. This extension
    (by two cells, or twice by one cell), or glued with no recorded source, stops the build with a message that
    names the chapter, the name and the cells;
 2. wraps every `{glue:text}` (and `{glue}`, `{glue:any}`) number in a link to that cell, followed by a popover
-   (hidden until hover or focus, `_theme/provenance.js`) with the expression, the glued value at full precision
+   (hidden until hover or focus, `_theme/provenance.js`) with the expression, the glued value to ten significant digits
    (a rounding-noise value is glued as its bound, so the bound is what shows), the kind or shape, and the cell;
 3. ends each chapter with a collapsed "Numbers in this chapter" list: every glued name, its value, the expression
    and a link to its cell. The code of cells that the page does not show (`remove-cell`, `remove-input`) is listed
@@ -181,7 +181,7 @@ def numbers_html(app, numbers: dict) -> str:
         f'<details class="prov-numbers" id="numbers-in-this-chapter"><summary>Numbers in this chapter '
         f'({len(numbers)})</summary>'
         f'<p>Every number the text of this page shows is computed by a code cell. The value is the one the cell '
-        f'glued, at full precision; the expression is the call that glued it.</p>'
+        f'glued, to ten significant digits; the expression is the call that glued it.</p>'
         f'<div class="prov-scroll" tabindex="0" role="region" aria-label="Numbers in this chapter">'
         f'<table class="prov-table"><thead><tr><th scope="col">Name</th><th scope="col">Value</th>'
         f'<th scope="col">Made by</th><th scope="col">Cell</th></tr></thead><tbody>{"".join(rows)}</tbody></table>'

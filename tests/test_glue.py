@@ -77,3 +77,15 @@ def test_kind_names_bounds_and_arrays():
 def test_glue_rejects_bad_names_and_values(name, value, message):
     with pytest.raises(ValueError, match=message):
         glue(name, value)
+
+
+def test_a_float_is_recorded_the_same_whatever_its_last_bits(monkeypatch):
+    """Two CPUs that differ in the last bits of a result must write the same notebook (README, "Platforms")."""
+    shown = capture(monkeypatch, glue_module, "_display")
+    a = 0.84057841680387
+    b = np.nextafter(np.nextafter(a, 1.0), 1.0)  # two ulps away, as another machine's SIMD loop may land
+    assert repr(a) != repr(float(b))
+    assert glue("p", a) == a  # the unrounded value comes back to the cell
+    glue("p", b)
+    (b1, _), (b2, _) = shown
+    assert b1 == b2 == {"application/papermill.record/text/plain": "0.8405784168"}

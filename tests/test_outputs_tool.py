@@ -65,3 +65,13 @@ def test_a_code_cells_markdown_links_point_at_the_notebook_of_their_label():
         r.output_links("computed in {ref}`sec-b`", "t")
     with pytest.raises(outputs.RenderError, match="unknown label 'gone'"):
         r.output_links("[x](#gone)", "t")
+
+
+def test_the_books_tex_macros_are_written_out_in_prose_and_in_code_written_markdown():
+    r = renderer()
+    assert r.markdown("a row of $\\dmodel$ numbers, $\\softmax(z)$, $\\LN_1$", "t") == \
+        "a row of ${d_{\\text{model}}}$ numbers, ${\\operatorname{softmax}}(z)$, ${\\operatorname{LN}}_1$"
+    assert r.output_links("$x \\in \\R^{\\dff}$", "t") == "$x \\in {\\mathbb{R}}^{{d_{\\text{ff}}}}$"
+    # another command that starts with a macro's name, and a macro's name shown as code, are left alone
+    assert r.markdown("$a \\Rightarrow b$, the shorthand `\\dmodel`", "t") == "$a \\Rightarrow b$, the shorthand `\\dmodel`"
+

@@ -8,7 +8,10 @@ plain Markdown that reads right with no extension:
 - ``{glue:text}`name:fmt``` becomes the number the notebook computed, formatted as the page formats it;
 - ``{cite}`key``` becomes "[Author et al., year]", as on the page, linked to the bibliography notebook;
 - ``{ref}`label``` becomes the title of the chapter or section it points to, linked;
-- ``(label)=`` becomes an HTML anchor, a dropdown becomes ``<details>``, an admonition a quote with its title.
+- ``(label)=`` becomes an HTML anchor, a dropdown becomes ``<details>``, an admonition a quote with its title;
+- the book's TeX macros (``\dmodel``, ``\softmax``, …, defined for the site in ``_config.yml``) are written out in
+  full, since JupyterLab, Colab and GitHub's viewer typeset with their own MathJax and cannot be given the book's
+  configuration (a ``\newcommand`` cell works in JupyterLab only once that cell has rendered, and not everywhere).
 
 The result is deterministic, byte for byte: no execution timestamps, widget model ids numbered in order of
 appearance, static sliders that hash their own ids (``byhand.slider``), PNGs without version metadata (the kernel
@@ -31,6 +34,7 @@ import time
 from pathlib import Path
 
 import jupytext
+import yaml
 import latexcodec  # noqa: F401  (registers the "ulatex" codec used for author names and titles)
 import nbformat
 from myst_nb.core.variables import format_plain_text  # the page's own formatting of {glue:text}
@@ -45,12 +49,37 @@ BIB = ROOT / "references.bib"
 PAGES = ("intro", "notation", "bibliography")  # Markdown pages that get a readers' copy too
 HIDDEN_TAGS = {"hide-input", "hide-cell", "remove-input", "remove-cell"}
 
+CODE = re.compile(r"(^`{3,}.*?^`{3,}[ \t]*$|`[^`\n]+`)", re.M | re.S)  # a fenced block or an inline code span
 ROLE = re.compile(r"\{([a-z]+(?::[a-z]+)?)\}`([^`]*)`")
 LABEL = re.compile(r"^\(([A-Za-z0-9_.:-]+)\)=\s*$", re.M)
 FENCE_OPEN = re.compile(r"^(?P<fence>:{3,}|`{3,})\{(?P<name>[a-z-]+)\}[ \t]*(?P<arg>.*)$")
 ADMONITIONS = {"note": "Note", "tip": "Tip", "warning": "Warning", "important": "Important", "hint": "Hint",
                "caution": "Caution", "attention": "Attention", "danger": "Danger", "error": "Error",
                "seealso": "See also"}
+
+
+def tex_macros() -> dict[str, str]:
+    """The book's TeX macros, name -> replacement, as ``_config.yml`` defines them for the site's MathJax."""
+    config = yaml.safe_load(ROOT.joinpath("_config.yml").read_text())
+    macros = config["sphinx"]["config"]["mathjax3_config"]["tex"]["macros"]
+    for name, body in macros.items():
+        if not isinstance(body, str) or "#" in body:
+            raise RenderError(f"TeX macro \\{name} takes arguments or is not a plain string; expand it by hand here")
+    return macros
+
+
+def expand_macros(md: str, macros: dict[str, str]) -> str:
+    """``md`` with every ``\\name`` of the book's macros written out (``\\dmodel`` -> ``d_{\\text{model}}``).
+
+    A name followed by another letter is a different command (``\\Rightarrow`` is not ``\\R``), so it is left alone.
+    A macro wrapped in braces keeps them, so ``\\dmodel^2`` stays one superscripted group.
+    """
+    if not macros:
+        return md
+    pattern = re.compile(r"\\(" + "|".join(sorted(map(re.escape, macros), key=len, reverse=True)) + r")(?![A-Za-z])")
+    parts = CODE.split(md)  # code (fenced or inline) shows a macro's name, as the notation page does: left alone
+    return "".join(part if k % 2 else pattern.sub(lambda m: "{" + macros[m.group(1)] + "}", part)
+                   for k, part in enumerate(parts))
 
 
 class RenderError(ValueError):
@@ -162,6 +191,7 @@ class Renderer:
     def __init__(self, stem: str, glued: dict[str, dict], targets: dict, bib: dict):
         self.stem, self.glued, self.targets, self.bib = stem, glued, targets, bib
         self.cited: set[str] = set()
+        self.macros = tex_macros()
 
     def link(self, label: str) -> str:
         stem, _ = self.targets[label]
@@ -215,12 +245,12 @@ class Renderer:
                 raise RenderError(f"{where}: a code cell's Markdown links to the unknown label {label!r}")
             return f"]({self.link(label)})"
 
-        return re.sub(r"\]\(#([A-Za-z0-9_.:-]+)\)", point, md)
+        return expand_macros(re.sub(r"\]\(#([A-Za-z0-9_.:-]+)\)", point, md), self.macros)
 
     def markdown(self, md: str, where: str) -> str:
         md = LABEL.sub(lambda m: f'<a id="{m.group(1)}"></a>\n', md)  # an anchor, then a blank line, then the heading
         md = _directives(md, where)
-        return self.inline(md, where)
+        return expand_macros(self.inline(md, where), self.macros)
 
 
 # ------------------------------------------------------------------------------------------ determinism

@@ -28,6 +28,18 @@ except ImportError:  # pragma: no cover - exercised only where myst-nb is absent
     GLUE_PREFIX = None
 
 PROVENANCE_KEY = "byhand_provenance"  # the output-metadata key that the book's extension reads
+# A float is recorded to this many significant digits: enough for any format the prose uses (at most 5 decimals),
+# few enough that every IEEE machine records the same text. Two CPUs differ in the last bits of a result (SIMD loops,
+# BLAS kernels), so the full repr changes from machine to machine (0.84057841680387 on one, 0.8405784168038699 on
+# another), and regenerating an unchanged chapter would rewrite its notebook.
+RECORD_DIGITS = 10
+
+
+def recorded(value):
+    """The value as glue records it: a float rounded to ``RECORD_DIGITS`` significant digits, anything else as is."""
+    if isinstance(value, float):
+        return float(f"{value:.{RECORD_DIGITS}g}")
+    return value
 
 
 def plain(value):
@@ -115,8 +127,9 @@ def provenance(value, frame=None) -> dict:
 def glue(name: str, value, display: bool = False):
     """Record ``value`` under ``name`` for ``{glue:...}`` roles; show it too when ``display`` is true.
 
-    Numbers are converted to plain Python scalars first. Returns the stored value, so a cell can
-    ``assert glue("loss", loss) > 0``-style checks in one line. The output is myst-nb's glue output, with the
+    Numbers are converted to plain Python scalars first, and a float is recorded to ``RECORD_DIGITS`` significant
+    digits (``recorded``). Returns the plain value, unrounded, so a cell can ``assert glue("loss", loss) > 0``-style
+    checks in one line. The output is myst-nb's glue output, with the
     value's provenance added to its metadata (see the module docstring).
     """
     if not isinstance(name, str) or not name.isidentifier():
@@ -126,7 +139,7 @@ def glue(name: str, value, display: bool = False):
         raise ValueError(f"glue value for {name!r} is not finite: {value}")
     if GLUE_PREFIX is not None:
         # what myst_nb.glue does, plus one metadata entry (tests/test_glue.py checks the two outputs agree)
-        bundle, metadata = format_display_data(value)
+        bundle, metadata = format_display_data(recorded(value))
         prefix = "" if display else GLUE_PREFIX
         metadata["scrapbook"] = dict(name=name, mime_prefix=prefix)
         metadata[PROVENANCE_KEY] = provenance(value, sys._getframe(1))
