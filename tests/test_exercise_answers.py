@@ -64,7 +64,7 @@ PINNED = {
     "ffn.1": (-0.1347881897, "plain forward: GELU (tanh form) of h[3, 1]"),
     "ffn.2": (16, "one input row changes one output row of 16: the layer works row by row"),
     "layernorm.1": (-0.8887543474, "plain forward: (r₁[3, 0] − μ) / √(σ² + ε)"),
-    "layernorm.2": (0.3733173663, "plain forward: c √(σ² + ε) / √(c²σ² + ε) for row 4, c = 10⁻³"),
+    "layernorm.2": (0.3733173663, "plain forward: α √(σ² + ε) / √(α²σ² + ε) for row 4, α = 10⁻³"),
     "loss.1": (2.514666698, "plain forward: the mean of five −log p, position 4's target <eos>"),
     "loss.2": (-0.04559294208, "plain forward: the loss rerun with the target logit at position 0 + 0.2"),
     "dlogits.1": (-0.2021956645, "plain forward: (p[3, I] − 1) / 4"),
@@ -94,19 +94,25 @@ PINNED = {
                   "W_out[0, 0] + 0.01 raises logit 0 by 0.01 · h[0]"),
     "adam.1": (512**-0.5 * min(100**-0.5, 100 * 4000**-1.5), "d^(−½) min(t^(−½), t · w^(−3/2))"),
     "adam.2": (0.1 / math.sqrt(0.02), "(1 − β₁)|g| / √(1 − β₂)|g| with β₁ = 0.9, β₂ = 0.98; ε = 1e-9 is negligible"),
-    "invariants.1": (SQRT2, "the variance of [1, 0, −1, 0] is ½, so c = 1/√½"),
+    "invariants.1": (SQRT2, "the variance of [1, 0, −1, 0] is ½, so α = 1/√½"),
     "invariants.2": (0.5, "equal scores give [½, ½]; zeroing the future weight leaves row 0 summing to ½"),
     "inside.1": (_COS, "η_min + (η_max − η_min)(1 + cos πs)/2 with s = 1330/1900 (2e-3, 1e-4, w = 100, N = 2000)"),
     "inside.2": (0.7835707289, "W_o rows 0-47 of layer 1 zeroed in one edit, scored by heldout_metrics"),
 }
 
 
-def _numeric():
-    return [e for e in all_exercises() if e.solve.__module__.startswith("byhand.exercises.part")
-            and not callable(e.solve().answer)]
+# Sorted by kind, so that collecting these tests calls no solve() (inside.2's is an ablation of several seconds):
+# a "code" or "find the bug" exercise asks for a function, every other kind for a number.
+# test_each_exercise_kind_says_what_its_answer_is checks the rule on every exercise.
+CODE_KINDS = ("code", "find the bug")
+NUMERIC = [e for e in all_exercises() if e.solve.__module__.startswith("byhand.exercises.part")
+           and e.kind not in CODE_KINDS]
 
 
-NUMERIC = _numeric()
+@pytest.mark.slow
+def test_each_exercise_kind_says_what_its_answer_is():
+    for e in all_exercises():
+        assert callable(e.solve().answer) == (e.kind in CODE_KINDS), f"{e.key} ({e.kind})"
 
 
 def test_every_numeric_exercise_is_pinned():
@@ -139,7 +145,8 @@ def test_an_answer_at_the_asked_precision_is_accepted_and_each_mistake_keeps_its
 # The toy's integer answers and a few precisions, checked against the tasks' own wording in the chapters.
 def test_precisions_that_tasks_name():
     asked = {"softmax.1": ("dp", 4), "embeddings.1": ("dp", 2), "adamw.1": ("dp", 5), "adam.1": ("sf", 3),
-             "adam.2": ("dp", 3), "decoder.2": ("dp", 4), "inside.1": ("sf", 3), "dembed.1": ("dp", 0)}
+             "adam.2": ("dp", 3), "decoder.2": ("dp", 4), "inside.1": ("sf", 3), "dembed.1": ("dp", 0),
+             "inside.2": ("dp", 4)}
     assert {k: get(k).precision for k in asked} == asked
     assert check("adam.1", 1.75e-5) and check("derivatives.2", 12.6)  # the two that issue 24 found rejected
     assert get("derivatives.2").rounded(12.61) == 12.6 and get("adamw.1").rounded(0.50994999) == 0.50995
@@ -261,7 +268,7 @@ REFERENCES = {
     "inside.3": (_clip, "one factor for every array, from the global norm"),
 }
 
-CODE = [e for e in all_exercises() if e.solve.__module__.startswith("byhand.exercises.part") and callable(e.solve().answer)]
+CODE = [e for e in all_exercises() if e.solve.__module__.startswith("byhand.exercises.part") and e.kind in CODE_KINDS]
 
 
 def test_every_code_exercise_has_a_second_implementation():

@@ -90,6 +90,19 @@ def test_view_draws_a_log_log_panel():
     plt.close(fig)
 
 
+def test_the_predicted_best_steps_are_dashed_lines_in_the_legend_and_the_text():
+    params = setup()
+    fig = plt.figure()
+    draw = fd_view(params, BATCH, CONFIG, "W_out", (0, 1), [1e-8, 1e-5, 1e-2], best=(2e-7, 3e-5))
+    draw(fig, {"log10_h": -5})
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert "predicted best Δ*, forward: 2e-7" in labels and "predicted best Δ*, central: 3e-5" in labels
+    assert "Δ* = 2e-7 for the forward difference and 3e-5 for the central one" in draw.describe({"log10_h": -5})
+    plt.close(fig)
+    with pytest.raises(ValueError, match="two positive finite steps"):
+        fd_view(params, BATCH, CONFIG, "W_out", (0, 1), [1e-8, 1e-5], best=(0.0, 1e-5))
+
+
 def test_the_title_shows_truncation_digits_and_bounds_rounding_noise():
     loss = 2.0
     assert round_off(1e-6, loss) == pytest.approx(np.finfo(float).eps * 2.0 / 1e-6)
@@ -113,7 +126,7 @@ def live_case():
     """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
     # as chapter "Checking every gradient" builds it: the toy's weights, W_out[0, 3], h over 1e-12 … 1e-1
     hs = 10.0 ** np.arange(-12.0, -0.5, 0.5)
-    draw = fd_view(toy_params(), toy_batch(), TOY_CONFIG, "W_out", (0, 3), hs)
+    draw = fd_view(toy_params(), toy_batch(), TOY_CONFIG, "W_out", (0, 3), hs, best=(2e-7, 3e-5))
     # the chapter's slider: log10 h from -12 to -1 in steps of 0.5, default -6
     moves = [{"log10_h": -6.0}, {"log10_h": -12.0}, {"log10_h": -8.5}, {"log10_h": -3.0},
              {"log10_h": -1.0}]
@@ -121,6 +134,7 @@ def live_case():
     return draw, moves, sweep({"log10_h": -6.0}, "log10_h", frames)
 
 
+@pytest.mark.portable
 def test_the_books_sweep_prints_the_same_text_on_any_machine():
     """Chapter "Checking every gradient" describes every step of its sweep; noise of 3 round-offs (more than any
     CPU's, which stays under 2) must not change a character, neither a bound nor a digit."""

@@ -5,7 +5,12 @@ NPY_DISABLE_CPU_FEATURES, OpenBLAS's kernels chosen by OPENBLAS_CORETYPE and OPE
 setting would silently simulate nothing, so before each run this prints what the libraries report and exits 1 if
 a feature that should be off is on, or if OpenBLAS runs another core type than the one asked for.
 
-    python tools/machine.py <name>
+A simulated machine can equal one already run: NPY_DISABLE_CPU_FEATURES can only switch off what the CPU has, so on a
+CPU without AVX-512 "no AVX-512" is the machine as it is. With ``--seen FILE``, the script compares what the libraries
+report (NumPy's dispatch targets, OpenBLAS's core and threads) with the machines listed in FILE, one per line; if an
+earlier one reported the same, it says so and exits 3 (the run is skipped), and otherwise adds this machine to FILE.
+
+    python tools/machine.py <name> [--seen FILE]
 """
 from __future__ import annotations
 
@@ -14,6 +19,7 @@ import glob
 import os
 import re
 import sys
+from pathlib import Path
 
 import numpy as np
 from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
@@ -33,11 +39,14 @@ def openblas() -> tuple[str, int]:
     return "unknown", 0
 
 
-def main(name: str) -> int:
+SKIPPED = 3  # the exit status for "the same as a machine already run"
+
+
+def main(name: str, seen: str | None = None) -> int:
     on = [f for f in __cpu_dispatch__ if __cpu_features__.get(f)]
     core, threads = openblas()
-    print(f"machine {name}: NumPy {np.__version__} dispatches to {', '.join(on) or 'baseline only'}; "
-          f"OpenBLAS core {core}, {threads} thread(s)")
+    what = f"NumPy {np.__version__} dispatches to {', '.join(on) or 'baseline only'}; OpenBLAS core {core}, {threads} thread(s)"
+    print(f"machine {name}: {what}")
     problems = [f"{f} is still on" for f in re.split(r"[\s,]+", os.environ.get("NPY_DISABLE_CPU_FEATURES", "")) if f
                 if __cpu_features__.get(f)]
     asked = os.environ.get("OPENBLAS_CORETYPE")
@@ -48,8 +57,21 @@ def main(name: str) -> int:
         problems.append(f"OpenBLAS runs {threads} thread(s), not {want}")
     for p in problems:
         print(f"machine {name}: the simulation did not take effect: {p}", file=sys.stderr)
-    return 1 if problems else 0
+    if problems:
+        return 1
+    if seen:
+        record = Path(seen)
+        earlier = dict(line.split("\t", 1)[::-1] for line in record.read_text().splitlines()) if record.exists() else {}
+        if what in earlier:
+            print(f"machine {name}: the same NumPy dispatch and OpenBLAS core as machine {earlier[what]}, already run: skipped")
+            return SKIPPED
+        with record.open("a") as f:
+            f.write(f"{name}\t{what}\n")
+    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else "this"))
+    args = sys.argv[1:]
+    seen_file = args[args.index("--seen") + 1] if "--seen" in args else None
+    names = [a for k, a in enumerate(args) if a != "--seen" and (k == 0 or args[k - 1] != "--seen")]
+    sys.exit(main(names[0] if names else "this", seen_file))

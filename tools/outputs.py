@@ -9,9 +9,9 @@ plain Markdown that reads right with no extension:
 - ``{cite}`key``` becomes "[Author et al., year]", as on the page, linked to the bibliography notebook;
 - ``{ref}`label``` becomes the title of the chapter or section it points to, linked;
 - ``(label)=`` becomes an HTML anchor, a dropdown becomes ``<details>``, an admonition a quote with its title;
-- the book's TeX macros (``\dmodel``, ``\softmax``, …, defined for the site in ``_config.yml``) are written out in
+- the book's TeX macros (``\\dmodel``, ``\\softmax``, …, defined for the site in ``_config.yml``) are written out in
   full, since JupyterLab, Colab and GitHub's viewer typeset with their own MathJax and cannot be given the book's
-  configuration (a ``\newcommand`` cell works in JupyterLab only once that cell has rendered, and not everywhere).
+  configuration (a ``\\newcommand`` cell works in JupyterLab only once that cell has rendered, and not everywhere).
 
 The result is deterministic, byte for byte: no execution timestamps, widget model ids numbered in order of
 appearance, static sliders that hash their own ids (``byhand.slider``), PNGs without version metadata (the kernel
