@@ -9,7 +9,10 @@ Playwright, with every request off the loopback address blocked, and runs all ce
   - after the last press, the figure is the picture of the new value: pixel for pixel the same as a fresh matplotlib
     figure drawn by the chapter's own ``draw`` for that setting (the oracle runs the chapter's set-up in this process,
     with the Agg backend), and unlike the picture of the value before.
-Before any cell runs, it reads the chapter as a reader meets it: the rendered prose shows its glued numbers (the
+First it opens every readers' notebook, unexecuted, and reads it as a reader meets it: each Markdown cell rendered
+and typeset by JupyterLab's own MathJax, which knows none of the book's macros; it fails on a MathJax error, an
+undefined macro (MathJax's red text), raw MyST, TeX left untypeset or an image not shown.
+Before any cell of the widget chapter runs, it reads that chapter as a reader meets it: the rendered prose shows its glued numbers (the
 first glued number of the source, formatted as the page formats it) and no raw MyST markup (a role, a label line, a
 directive fence). The notebook is trusted as `make lab` trusts it, so the static slider's script runs; and the
 project's JupyterLab settings (tools/lab/overrides.json) keep the news pop-up away.
@@ -100,7 +103,8 @@ def start_lab(root: Path, port: int, home: Path, log) -> subprocess.Popen:
            "--ServerApp.token=", "--ServerApp.password=", f"--ServerApp.root_dir={root}",
            # nothing from the network: no news feed, no update check, no PyPI listing of extensions
            "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-           "--LabApp.extension_manager=readonly"]
+           "--LabApp.extension_manager=readonly",
+           "--LabApp.expose_app_in_browser=True"]  # window.jupyterapp: the check opens notebook after notebook in one page
     if os.getuid() == 0:
         cmd.append("--allow-root")
     proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -175,6 +179,77 @@ def accept_kernel_dialog(page, wait_s: float = 15.0) -> None:
         if idle and time.monotonic() > deadline - wait_s / 2:
             return  # the kernel is up and no dialog came
         page.wait_for_timeout(250)
+
+
+# Runs in the page, once a notebook's Markdown has rendered: what a reader would see wrong in it.
+READ_JS = """() => {
+  const md = [...document.querySelectorAll('.jp-MarkdownCell .jp-RenderedMarkdown')];
+  const texts = md.map(c => c.innerText);
+  const maths = document.querySelectorAll('.jp-Notebook mjx-container').length;
+  // MathJax marks a TeX error as <mjx-merror>, and an undefined macro as red text (mathcolor="red" in its MathML)
+  const errors = [...document.querySelectorAll('.jp-Notebook mjx-merror')].map(e => e.textContent.slice(0, 60));
+  const red = [...document.querySelectorAll('.jp-Notebook mjx-container [mathcolor="red"], '
+      + '.jp-Notebook mjx-container mjx-mtext[style*="red"]')].map(e => e.textContent.slice(0, 60));
+  const images = [...document.querySelectorAll('.jp-Notebook img')];
+  const broken = images.filter(i => !(i.complete && i.naturalWidth > 0))
+      .map(i => (i.getAttribute('alt') || i.getAttribute('src') || '').slice(0, 60));
+  return {texts, maths, errors, red, images: images.length, broken};
+}"""
+# Runs in the page: shut down every kernel (the notebooks are read, not run), with the page's XSRF cookie.
+SHUT_KERNELS_JS = """async () => {
+  const x = document.cookie.match(/_xsrf=([^;]+)/);
+  const headers = x ? {'X-XSRFToken': decodeURIComponent(x[1])} : {};
+  const kernels = await (await fetch('/api/kernels')).json();
+  for (const k of kernels) await fetch('/api/kernels/' + k.id, {method: 'DELETE', headers});
+  return kernels.length;
+}"""
+# TeX a reader's MathJax left as text: a $...$ span still holding a control sequence
+UNTYPESET = re.compile(r"\$[^$\n]*\\[A-Za-z]+[^$\n]*\$")
+
+
+def read_every_notebook(base: str, names: list[str], shots: Path) -> tuple[list[str], list[str]]:
+    """Open each readers' notebook in JupyterLab, unexecuted, and read it as a reader meets it: every Markdown cell
+    rendered and typeset by JupyterLab's own MathJax (which knows none of the book's macros). Returns (problems,
+    one line per notebook)."""
+    from playwright.sync_api import sync_playwright
+
+    problems, lines = [], []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.route("**/*", lambda r: r.continue_() if r.request.url.startswith((base, "data:", "blob:")) else r.abort())
+        page.goto(f"{base}lab?reset", wait_until="domcontentloaded")  # JupyterLab loads once; each notebook opens in it
+        page.wait_for_function("() => window.jupyterapp && window.jupyterapp.commands", timeout=120_000)
+        page.evaluate("async () => { await window.jupyterapp.restored; }")  # every plugin's commands registered
+        for name in names:
+            panel = page.evaluate("async (path) => { if (window.__read) window.__read.dispose();"
+                                  " window.__read = await window.jupyterapp.commands.execute('docmanager:open', {path});"
+                                  " return window.__read.id; }", name)
+            page.wait_for_selector(f"[id='{panel}'] .jp-MarkdownCell .jp-RenderedMarkdown", timeout=120_000)
+            accept_kernel_dialog(page, wait_s=1.0)
+            # typesetting is done when the count of typeset formulas stops growing
+            count, still = -1, 0
+            while still < 3:
+                page.wait_for_timeout(400)
+                now = page.evaluate("() => document.querySelectorAll('.jp-Notebook mjx-container').length")
+                still, count = (still + 1, count) if now == count else (0, now)
+            seen = page.evaluate(READ_JS)
+            raw = [m.group(0) for t in seen["texts"] for m in [RAW_MYST.search(t)] if m]
+            untypeset = [m.group(0)[:60] for t in seen["texts"] for m in [UNTYPESET.search(t)] if m]
+            found = [f"{len(seen['errors'])} MathJax error(s): {seen['errors'][:2]}" if seen["errors"] else "",
+                     f"{len(seen['red'])} undefined macro(s): {seen['red'][:3]}" if seen["red"] else "",
+                     f"raw MyST: {raw[:2]}" if raw else "",
+                     f"TeX left untypeset: {untypeset[:2]}" if untypeset else "",
+                     f"{len(seen['broken'])} image(s) not shown: {seen['broken'][:2]}" if seen["broken"] else ""]
+            found = [f for f in found if f]
+            problems += [f"{name}: {f}" for f in found]
+            lines.append(f"  {'FAIL' if found else 'ok  '} {name}: {len(seen['texts'])} Markdown cells, "
+                         f"{seen['maths']} formulas, {seen['images']} images")
+            if found:
+                page.screenshot(path=str(shots / f"check_lab_read_{Path(name).stem}.png"), full_page=False)
+            page.evaluate(SHUT_KERNELS_JS)  # no idle kernels pile up
+        browser.close()
+    return problems, lines
 
 
 def drive(url: str, base: str, shots: Path, glued_at: tuple[int, str]) -> dict:
@@ -260,6 +335,7 @@ def drive(url: str, base: str, shots: Path, glued_at: tuple[int, str]) -> dict:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--chapter", default="01_dot_products.ipynb")
+    ap.add_argument("--only", nargs="*", help="read only these notebooks (default: every readers' notebook)")
     args = ap.parse_args()
     if not Path(CHROMIUM).exists():
         print(f"no Chromium at {CHROMIUM}; `make check-lab` installs Debian's chromium", file=sys.stderr)
@@ -279,6 +355,8 @@ def main() -> int:
         with open(tmp / "lab.log", "w") as log:
             lab = start_lab(book, port, tmp, log)
             try:
+                names = sorted(p.name for p in book.glob("*.ipynb")) if not args.only else args.only
+                read_problems, read_lines = read_every_notebook(base, names, shots)
                 seen = drive(f"{base}lab/tree/{args.chapter}?reset", base, shots, glued_at)
             finally:
                 lab.terminate()
@@ -296,7 +374,10 @@ def main() -> int:
         want_first = fresh_pixels(draw, defaults, figsize, dpi)
         want_last = fresh_pixels(draw, moved, figsize, dpi)
 
-    problems = []
+    problems = list(read_problems)
+    print(f"check-lab: {len(read_lines)} readers' notebooks read in JupyterLab, unexecuted, as a reader opens them "
+          f"(MathJax errors, undefined macros, raw MyST, untypeset TeX, images not shown):")
+    print("\n".join(read_lines))
     lat = seen["latencies"]
     k, number = glued_at
     raw = [(i, m.group(0)) for i, text in enumerate(seen["prose"]) if (m := RAW_MYST.search(text))]
