@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from byhand.gradcheck import GradcheckReport, GradcheckRow, gradcheck, numerical_grads
+from byhand.gradcheck import GradcheckReport, GradcheckRow, compare_grads, gradcheck, numerical_grads
 from byhand.linear import linear_backward, linear_forward
 
 seeds = st.integers(0, 2**32 - 1)
@@ -133,6 +133,21 @@ def test_gradcheck_absolute_tolerance_covers_zero_gradients():
     # ... and fails once atol is tightened below the error
     report = gradcheck(f, params, {"x": 2 * params["x"], "z": np.array([1e-12, 0.0])}, atol=1e-13)
     assert not report.rows[1].passed
+
+
+def test_compare_grads_on_numeric_gradients_is_gradcheck():
+    # gradcheck is numerical_grads followed by compare_grads: the same report, row for row
+    rng = np.random.default_rng(3)
+    params, dy, f = _linear_setup(rng, (2,), 3, 4)
+    dx, dW, db = linear_backward(dy, linear_forward(params["x"], params["W"], params["b"])[1])
+    grads = {"x": dx, "W": 2 * dW, "b": db}  # one wrong tensor, so that a failing row is compared too
+    numeric = numerical_grads(f, params)
+    assert compare_grads(grads, numeric) == gradcheck(f, params, grads)
+    assert [r.name for r in compare_grads(grads, numeric, names=["b"]).rows] == ["b"]
+    with pytest.raises(ValueError, match="no gradient for parameter 'z' in grads"):
+        compare_grads(grads, {**numeric, "z": np.zeros(2)})
+    with pytest.raises(ValueError, match="has shape"):
+        compare_grads({**grads, "b": np.zeros(7)}, numeric)
 
 
 # ---------------------------------------------------------------- gradcheck rejects wrong backwards

@@ -76,8 +76,14 @@ def test_dot_view_draws_two_labelled_panels():
     q, k = vectors(5)
     fig = plt.figure()
     dot_view(q, k)(fig, {"theta": 45.0, "j": 2, "delta": 1.0})
-    left, right = fig.axes
+    left, right, total = fig.axes  # the running total has its own axis, on the left panel
     assert left.get_xlabel() == "entry i (from 0)" and "angle" in right.get_xlabel()
+    assert "running total" in total.get_ylabel() and left.get_ylim()[0] < 0 < left.get_ylim()[1]
+    lo, hi = left.get_ylim()
+    tlo, thi = total.get_ylim()
+    assert np.isclose(lo / hi, tlo / thi)  # the two zeros at the same height
+    labels = [t.get_text() for t in left.get_legend().get_texts()]
+    assert any("> 0" in t for t in labels) and any("< 0" in t for t in labels)  # both bar colours in the legend
     assert r"$q \cdot k$ = " in left.get_title() and r"$q_{2} \Delta$" in left.get_title()
     plt.close(fig)
 

@@ -85,6 +85,18 @@ def test_the_loss_range_holds_every_setting_of_the_widget():
     plt.close(fig)
 
 
+
+def test_given_loss_limits_replace_the_widget_range_and_token_names_do_not_collide():
+    lo, hi = 2.1, 2.7  # about the default line's own range: its slope is visible
+    fig = plt.figure(figsize=(7, 3), dpi=96)
+    smoothing_view(Z, 2, TOKENS, loss_limits=(lo, hi))(fig, {"eps": 0.1, "j": 2, "delta": 0.0})
+    bottom, top = fig.axes[2].get_ylim()
+    assert bottom < lo < hi < top and top - bottom < 1.0  # not the widget's range of several nats
+    assert all(t.get_rotation() > 0 for t in fig.axes[0].get_xticklabels())  # tilted token names
+    from layout_check import layout_problems
+    assert layout_problems(fig) == []
+    plt.close(fig)
+
 def live_case():
     """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
     draw = smoothing_view(Z, 2, TOKENS)

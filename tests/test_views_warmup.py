@@ -60,7 +60,8 @@ def test_the_limits_hold_every_setting_of_the_chapter():
         frames.add((left.get_xlim(), left.get_ylim(), right.get_xlim(), right.get_ylim()))
         s = warmup_state(setting["t"], setting["d_model"], setting["warmup"])
         assert left.get_ylim()[0] < s.lr.min() and s.lr.max() < left.get_ylim()[1]
-        assert right.get_ylim()[0] < 0 and s.travelled[-1] < right.get_ylim()[1]
+        assert 0 < right.get_ylim()[0] < s.travelled[0] and s.travelled[-1] < right.get_ylim()[1]
+        assert right.get_yscale() == "log"  # the sum from about 1e-7 at step 1 to a few units
         assert left.get_xscale() == "log" and left.get_yscale() == "log"  # the ramp and the decay: two lines
         plt.close(fig)
     assert len(frames) == 1

@@ -1,6 +1,6 @@
 """Load a GPT-2 checkpoint in the Hugging Face layout into ``byhand`` params, with its tokenizer.
 
-Taught in Part IV, appendix "Same code, real GPT-2". ``byhand.gpt`` already does GPT-2's arithmetic, so
+Taught in Part IV, appendix "Running the book's code on GPT-2". ``byhand.gpt`` already does GPT-2's arithmetic, so
 loading GPT-2 is renaming plus one split. A checkpoint folder holds ``config.json``, ``model.safetensors``
 and (for text) ``tokenizer.json``. Hugging Face names and ``byhand`` names, for block i:
 

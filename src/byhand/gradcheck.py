@@ -174,13 +174,39 @@ def gradcheck(
         if np.shape(grads[name]) != want:
             raise ValueError(f"grads[{name!r}] has shape {np.shape(grads[name])}, but the parameter has shape {want}")
     numeric = numerical_grads(f, params, names=names, h=h)
+    return compare_grads(grads, numeric, names=names, rtol=rtol, atol=atol)
+
+
+def compare_grads(
+    grads: dict,
+    numeric: dict,
+    names: Iterable[str] | None = None,
+    rtol: float = 1e-6,
+    atol: float = 1e-9,
+) -> GradcheckReport:
+    """Judge analytic gradients ``grads[name]`` against numeric ones ``numeric[name]`` already computed (for example
+    by ``numerical_grads``), by the rule of ``gradcheck``, which is ``numerical_grads`` followed by this function.
+
+    Use it when a chapter keeps the numeric gradients for more than the report, so that the slow central
+    differences run once. ``names`` defaults to every name of ``numeric``; a name missing from either dict, or two
+    arrays of different shapes, is a ValueError naming it.
+    """
+    check_dict("grads", grads)
+    check_dict("numeric", numeric)
+    if isinstance(names, str):
+        raise ValueError(f"names must be a list of parameter names, got the string {names!r}")
+    names = list(numeric) if names is None else list(names)
     rows = []
     for name in names:
+        if grads.get(name) is None or numeric.get(name) is None:
+            raise ValueError(f"no gradient for parameter {name!r} in {'grads' if grads.get(name) is None else 'numeric'}")
         analytic = np.asarray(grads[name], dtype=np.float64)  # same shape as the parameter
+        if analytic.shape != np.shape(numeric[name]):
+            raise ValueError(f"grads[{name!r}] has shape {analytic.shape}, numeric[{name!r}] {np.shape(numeric[name])}")
         diff = np.abs(analytic - numeric[name])  # same shape as the parameter
         max_abs_err = float(diff.max()) if diff.size else 0.0
         scale = max(float(np.abs(analytic).max(initial=0.0)), float(np.abs(numeric[name]).max(initial=0.0)), 1e-300)
         rel_err = max_abs_err / scale
         passed = bool(rel_err <= rtol or max_abs_err <= atol)
-        rows.append(GradcheckRow(name, tuple(int(n) for n in np.shape(params[name])), max_abs_err, rel_err, passed))
+        rows.append(GradcheckRow(name, tuple(int(n) for n in analytic.shape), max_abs_err, rel_err, passed))
     return GradcheckReport(rows=tuple(rows), rtol=rtol, atol=atol)

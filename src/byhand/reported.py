@@ -1,7 +1,7 @@
 """Figures that a cited source reports, kept as data so that a chapter glues them instead of typing them.
 
 Part I tells its six ideas with the book's own trained model and shows, beside each computed value, the figure
-that "The math inside a transformer" reports for GPT-2 small; the appendix "Same code, real GPT-2" recomputes
+that "The math inside a transformer" reports for GPT-2 small; the appendix "Running the book's code on GPT-2" recomputes
 them from GPT-2's weights. The figures, their meaning and the citation live in ``data/gpt2_reported.json``.
 """
 from __future__ import annotations

@@ -2,7 +2,7 @@
 the sentence's probability and a few steps of learning.
 
 Taught in Part I (its chapters call it on the book's own trained model, from ``byhand.ioi.load_model``) and in
-the appendix "Same code, real GPT-2", which runs it on GPT-2 small where its weights exist locally. "The math
+the appendix "Running the book's code on GPT-2", which runs it on GPT-2 small where its weights exist locally. "The math
 inside a transformer" tells the same six ideas with figures from GPT-2 small (``byhand.reported``);
 ``six_ideas_numbers`` computes each of them for any model ``byhand.gpt`` runs, and ``summary`` names them with the
 keys of ``byhand.reported.gpt2_reported()`` for a side-by-side table.

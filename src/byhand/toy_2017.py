@@ -306,3 +306,89 @@ def embedding_grads(path: ToyPath | None = None) -> dict[str, np.ndarray]:
         _, cache = embedding_forward(round_inputs(side).ids, params[E])
         grads[E] = embedding_backward(path.trace[f"dX_{side}"] * scale, cache)  # (V, d_model)
     return grads
+
+
+@dataclass(frozen=True)
+class WeightEntry:
+    """One distinct value of the toy's weights, with every parameter that holds it (chapter "The 2017 machine")."""
+
+    names: tuple[str, ...]  # the parameters (names of ``byhand.encdec``) that hold exactly this value
+    tex: str  # how the chapter names them, in TeX
+    value: np.ndarray  # the value they all hold
+    source: str  # "post" (stated by the post) or "book" (the book's reconstruction: the post is silent)
+    why: str  # the reason for the value, in one or two sentences
+
+    @property
+    def digits(self) -> int:
+        """Decimals that show the value exactly: 0 for whole numbers, else 2 (the toy's tables have two)."""
+        return 0 if np.array_equal(self.value, np.round(self.value)) else 2
+
+
+def weight_sheet() -> list[WeightEntry]:
+    """Every parameter of the toy once, grouped by value, with where each value comes from and why.
+
+    The groups cover ``toy_params()`` exactly (each name once); each value equals every named parameter.
+    """
+    p = toy_params()
+    ln = [f"{pre}.{k}" for pre in ("enc0.ln1", "enc0.ln2", "dec0.ln1", "dec0.ln2", "dec0.ln3") for k in ("gamma",)]
+    lnb = [n.replace("gamma", "beta") for n in ln]
+    biases = ["enc0.ffn.b_2", "dec0.ffn.b_2", "b_out"]
+    rows = [
+        (("E_src",), r"E_{\text{src}}", "book",
+         "Rows for *je* and *suis* that, scaled by 2 and rounded, plus the positions and rounded again, give the post's "
+         "encoder input; the post gives only that input. Rows never looked up are 0."),
+        (("E_tgt",), r"E_{\text{tgt}}", "book",
+         "The same for `<bos>` and `i`, chosen to give the decoder input [1, 1, 0, 0], [0, 0, 1, 1], whose sums are equal."),
+        (("enc0.attn.W_q", "enc0.attn.W_k", "enc0.attn.W_v", "enc0.attn.W_o", "dec0.self.W_v", "dec0.self.W_o",
+          "dec0.cross.W_k", "dec0.cross.W_v", "W_out"),
+         r"I_4", "post and book",
+         "The post states W_K = W_Q and W_O = I in the encoder, one shared matrix for the cross-attention's keys and "
+         "values, and W_out = I; the book takes I for every one of them (the encoder's W_Q, W_K, W_V, W_O; the decoder's "
+         "self-attention W_V, W_O; the cross-attention's W_K = W_V; W_out), so that each passes its input on."),
+        (("enc0.ffn.W_1",), r"W_1^{\text{enc}} = [I_4 \mid I_4]", "post",
+         "Stated: the 4 inputs are copied into the 8 hidden units."),
+        (("enc0.ffn.W_2",), r"W_2^{\text{enc}} = [I_4 ; I_4]", "post",
+         "Stated: each output adds its two hidden copies back up."),
+        (("dec0.self.W_q", "dec0.self.W_k"), r"W_Q^{\text{self}} = W_K^{\text{self}}", "book",
+         "Every entry 1/2, so every query and key is [1, 1, 1, 1] and all scores in a row are equal: the causal mask "
+         "alone gives the post's weights [1, 0] and [0.5, 0.5]."),
+        (("dec0.cross.W_q",), r"W_Q^{\text{cross}}", "book",
+         "Swaps columns 1 and 2, which turns the decoder's pattern into the memory's, so that each query meets one "
+         "memory row with the post's scores of plus and minus the square root of 2."),
+        (("dec0.cross.W_o",), r"W_O^{\text{cross}}", "book",
+         "Head 0 writes `<bos>` up and `am` down; head 1 cancels the decoder's own pattern. It makes the model confidently "
+         "wrong, as the post's printed row is, so that the training step has something to fix."),
+        (("dec0.ffn.W_1",), r"W_1^{\text{dec}} = [I_4 \mid -I_4]", "book",
+         "Holds x in one half and -x in the other, so that the ReLU keeps each entry's positive part in one half "
+         "and its negative part in the other."),
+        (("dec0.ffn.W_2",), r"W_2^{\text{dec}} = [I_4 ; -I_4]", "book",
+         "Takes the first half minus the second, which gives x back: this network passes its input through, so the "
+         "scored row stays close to the post's."),
+        (tuple(ln), r"\gamma \text{ of all five layer norms}", "post", "Stated: γ = 1 (and ε = 0)."),
+        (tuple(lnb), r"\beta \text{ of all five layer norms}", "post", "Stated: β = 0."),
+        (("enc0.ffn.b_1", "dec0.ffn.b_1"), r"b_1 \text{ of both FFNs}", "post and book",
+         "0: stated for the encoder's network; the book keeps it for the decoder's."),
+        (tuple(biases), r"b_2 \text{ of both FFNs}, b_{\text{out}}", "post and book",
+         "0: stated for the encoder's network and the output layer; the book keeps it for the decoder's."),
+    ]
+    return [WeightEntry(names, tex, p[names[0]].copy(), source, why) for names, tex, source, why in rows]
+
+
+def loss_and_grads(params: dict, label_smoothing: float = LABEL_SMOOTHING):
+    """The exact path as a function of all 34 parameters, embedding tables included, for a training step.
+
+    X = sqrt(d_model) E[ids] + PE + R from ``params["E_src"]`` and ``params["E_tgt"]`` (``inputs_from_tables``),
+    then ``byhand.encdec`` forward and backward. Returns (loss, p, grads): the smoothed loss, the scored row's
+    probabilities (V,), and every parameter's gradient, the tables' as in ``embedding_grads``. At ``toy_params()``
+    it gives the exact path's loss, p and gradients.
+    """
+    config = toy_config()
+    X_src, X_tgt = inputs_from_tables(params["E_src"], params["E_tgt"])
+    logits, cache = encdec_forward_embedded(params, X_src, X_tgt, config)  # (T_t, V)
+    loss, c, dlogits = _loss_part(logits, label_smoothing)
+    grads, gtrace = encdec_backward(dlogits, cache)
+    scale = math.sqrt(config.d_model)
+    for side, E in (("src", "E_src"), ("tgt", "E_tgt")):
+        _, emb_cache = embedding_forward(round_inputs(side).ids, params[E])
+        grads[E] = embedding_backward(gtrace[f"dX_{side}"] * scale, emb_cache)  # (V, d_model)
+    return loss, c["p"][SCORED], grads

@@ -73,7 +73,9 @@ def _softmax_2():
     before, _ = softmax_forward(d["z"])
     return Solution(p[1] / p[0], {
         "that is the ratio before the bump; adding 1 to a logit multiplies its odds by e.": before[1] / before[0],
-        "that is p[1] after the bump, not the ratio p[1]/p[0].": p[1]})
+        "that is p[1] after the bump, not the ratio p[1]/p[0].": p[1],
+        "e is the factor the bump multiplies the ratio by, not the new ratio: multiply it into the ratio before the "
+        "bump, e^(z[1] − z[0]).": np.exp(d["bump"])})
 
 
 @exercise("logs.1", "03_logs", "by hand", 1, "The cross-entropy loss of three logits when the answer is word 1",
@@ -116,7 +118,9 @@ def _derivatives_1():
     p, _ = softmax_forward(d["z"])
     y = np.eye(p.size)[d["target"]]
     return Solution((p - y)[d["target"]], {"that is p[1]: the slope is p − y, so subtract 1 at the answer.": p[1],
-                                           "that is y − p: the sign is the other way round.": (y - p)[d["target"]]})
+                                           "that is y − p: the sign is the other way round.": (y - p)[d["target"]],
+                                           "that is −p[1]: the minus sign of the loss is already in the formula; at "
+                                           "the answer y = 1, so the slope is p[1] − 1.": -p[d["target"]]})
 
 
 @exercise("derivatives.2", "04_derivatives", "predict", 2,
@@ -141,7 +145,9 @@ def _backprop_1():
     return Solution(dW[i, j], {"that is (X·dY)[i, j]: dW needs X transposed, pairing column i of X with column j "
                                "of dY.": (X @ dY)[i, j],
                                "dW[i, j] sums over every row of X and dY; that used only the last row.":
-                               X[-1, i] * dY[-1, j]})
+                               X[-1, i] * dY[-1, j],
+                               "dW[i, j] sums over every row of X and dY; that used only the first row.":
+                               X[0, i] * dY[0, j]})
 
 
 @exercise("backprop.2", "05_backprop", "code", 2, "Complete a linear layer's backward: return dX and dW for Y = XW",
@@ -171,7 +177,9 @@ def _learning_1():
     new = d["theta"] - d["eta"] * d["g"]
     return Solution(new[d["i"]], {"that is θ + ηg: a step with the gradient climbs the loss.":
                                   (d["theta"] + d["eta"] * d["g"])[d["i"]],
-                                  "that is θ − g: the step is scaled by η.": (d["theta"] - d["g"])[d["i"]]})
+                                  "that is θ − g: the step is scaled by η.": (d["theta"] - d["g"])[d["i"]],
+                                  "that is the new θ[0]; θ[1] is the second entry (counted from 0).":
+                                  (d["theta"] - d["eta"] * d["g"])[0]})
 
 
 @exercise("learning.2", "06_learning", "predict", 2,
@@ -181,7 +189,8 @@ def _learning_2():
     g, eta = d["g"], d["eta"]
     return Solution(-eta * float(g @ g), {"the loss goes down along −g: that has the wrong sign.": eta * float(g @ g),
                                           "that is −η‖g‖ (the length), not −η‖g‖² (the length squared).":
-                                          -eta * float(np.linalg.norm(g))})
+                                          -eta * float(np.linalg.norm(g)),
+                                          "that is −‖g‖², the change for η = 1: multiply by η.": -float(g @ g)})
 
 
 # --- code exercises: each completes one function and is checked against byhand on a few inputs --------------------

@@ -39,6 +39,7 @@ INPUTS = {
     "heads.2": {"t": 4, "j": 0, "shift": 1.0},
     "ffn.1": {"t": 3, "c": 1},
     "ffn.2": {"t": 2, "j": 7, "delta": 0.5},
+    "ffn.4": {"t": 2, "j": 13, "scale": -2.0},
     "layernorm.1": {"t": 3, "j": 0},
     "layernorm.2": {"t": 4, "scale": 1e-3, "shift": 1.0},
     "loss.1": {"t": 4, "target": "<eos>"},
@@ -55,6 +56,7 @@ INPUTS = {
     "gradcheck.2": {"name": "W_out", "index": (0, 3), "h_small": 1e-3, "h_large": 1e-2},
     "adamw.1": {"theta": 0.5, "g": -0.2, "lr": 1e-2, "weight_decay": 0.01},
     "adamw.2": {"g": 1e-5, "lr": 1e-2},
+    "adamw.4": {"g1": 0.1, "g2": -0.05, "lr": 1e-2},
 }
 
 _A = "block0.attn."  # prefix of the attention's names in params, grads and trace
@@ -103,7 +105,9 @@ def _tokens_1():
     return Solution(total, {
         "that counts no W_out: the toy keeps its own output matrix, d_model × V, beside E.": tied,
         "that leaves out the four attention biases b_Q, b_K, b_V, b_O, d_model entries each.": total - 4 * c.d_model,
-        "that leaves out the three layer norms, each with a γ and a β of d_model entries.": total - 6 * c.d_model})
+        "that leaves out the three layer norms, each with a γ and a β of d_model entries.": total - 6 * c.d_model,
+        "that is 40 short: the position table P (context × d_model) is missing, or else the feed-forward biases "
+        "b_1 (d_ff) and b_2 (d_model), which at this width also hold 40 together.": total - c.context * c.d_model})
 
 
 @exercise("tokens.2", "10_toy_model", "predict", 1,
@@ -469,6 +473,33 @@ def _ffn_3():
         "GELU acts between the two layers only, not on the output.": gelu_twice}, cases)
 
 
+@exercise("ffn.4", "15_feed_forward", "predict", 2,
+          "Predict an output of the layer without GELU when its input row is scaled by −2", atol=5e-4)
+@functools.lru_cache(maxsize=None)
+def _ffn_4():
+    d = INPUTS["ffn.4"]
+    params, _, _, trace = _toy()
+    p = "block0.ffn."
+    u = trace["block0.ln2"][d["t"]]  # (d_model,)
+
+    def without_gelu(x):
+        return linear_forward(linear_forward(x, params[p + "W_1"], params[p + "b_1"])[0], params[p + "W_2"],
+                              params[p + "b_2"])[0][d["j"]]
+
+    def with_gelu(x):
+        h = linear_forward(x, params[p + "W_1"], params[p + "b_1"])[0]
+        return linear_forward(gelu_forward(h)[0], params[p + "W_2"], params[p + "b_2"])[0][d["j"]]
+
+    at0, at1 = without_gelu(np.zeros_like(u)), without_gelu(u)
+    return Solution(without_gelu(d["scale"] * u), {
+        "that scales the whole output, constant and all: only the change from the value at 0 scales with the input.":
+            d["scale"] * at1,
+        "that is the change scaled by +2: a factor of −2 also reverses its direction.":
+            at0 - d["scale"] * (at1 - at0),
+        "that uses the column with GELU; the question is about the layer without it.":
+            with_gelu(np.zeros_like(u)) + d["scale"] * (with_gelu(u) - with_gelu(np.zeros_like(u)))})
+
+
 # --- 16: layer norm and residuals --------------------------------------------------------------------------------
 
 @exercise("layernorm.1", "16_layer_norm", "by hand", 1,
@@ -499,7 +530,7 @@ def _layernorm_2():
     factor = y_small / y  # (d_model,) the same in every entry (gamma = 1, beta = 0)
     assert np.allclose(factor, factor[0], rtol=1e-9)
     return Solution(factor[0], {
-        "layer norm ignores a row's scale only while c²σ² is large beside ε; here it is not.": 1.0,
+        "layer norm ignores a row's scale only while α²σ² is large beside ε; here it is not.": 1.0,
         "the division by √(α²σ² + ε) still undoes most of the scaling: the output does not shrink by α.":
             d["scale"]})
 
@@ -703,6 +734,8 @@ def _dffn_1():
     dh = gelu_backward(np.array([da]), cache)[0]
     gate = 0.5 * (1 + math.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
     return Solution(dh, {
+        "that is GELU'(ã) alone, the slope; the chain rule multiplies it by da, the gradient arriving from above.":
+            dh / da,
         "that is GELU's value times da; the chain rule needs its slope, GELU'(ã).":
             da * gelu_forward(np.array([x]))[0][0],
         "that is only the gate ½(1 + tanh ξ); GELU' has a second term, from the gate's own slope.": da * gate,
@@ -952,7 +985,7 @@ def _gradcheck_3():
 
 # --- 25: AdamW ---------------------------------------------------------------------------------------------------
 
-@exercise("adamw.1", "25_adamw", "by hand", 2, "One AdamW step from θ = 0.5 with g = −0.2: the new θ", atol=5e-5,
+@exercise("adamw.1", "25_adamw", "by hand", 2, "One AdamW step from θ = 0.5 with g = −0.2: the new θ", atol=5e-6,
           precision=("dp", 5))
 @functools.lru_cache(maxsize=None)
 def _adamw_1():
@@ -966,6 +999,8 @@ def _adamw_1():
     return Solution(float(new), {
         "that leaves out the bias correction: at t = 1, m̂ = g and v̂ = g².": no_correction,
         "in PyTorch's AdamW, used here, the decay is scaled by η too: −ηλθ.": paper,
+        "that leaves out the weight decay: a matrix weight also shrinks by ηλθ, here in the fifth decimal.":
+            d["theta"] - d["lr"] * d["g"] / (abs(d["g"]) + cfg.eps),
         "a negative gradient moves the weight up: the step is −η m̂/(√v̂ + ε).":
             d["theta"] - d["lr"] * d["weight_decay"] * d["theta"] - d["lr"]})
 
@@ -1020,3 +1055,23 @@ def _adamw_3():
         "that adds λθ to the gradient (Adam with L2); AdamW shrinks θ itself and keeps the gradient as it is.":
             coupled,
         "in PyTorch's AdamW, used here, the decay is −ηλθ: scaled by the learning rate.": paper_decay}, cases)
+
+
+@exercise("adamw.4", "25_adamw", "by hand", 2,
+          "A bias's gradient turns from 0.1 to −0.05: its Adam step at t = 2, in units of η", atol=5e-4,
+          precision=("dp", 3))
+@functools.lru_cache(maxsize=None)
+def _adamw_4():
+    d = INPUTS["adamw.4"]
+    theta, cfg = {"b": np.array(0.0)}, AdamWConfig(lr=d["lr"], weight_decay=0.0)
+    _, state, _ = adamw_step(theta, {"b": np.array(d["g1"])}, init_state(theta), cfg)  # step 1
+    info = adamw_step(theta, {"b": np.array(d["g2"])}, state, cfg)[2]  # step 2, from the moments of step 1
+    b1, b2, g1, g2 = cfg.beta1, cfg.beta2, d["g1"], d["g2"]
+    m, v = b1 * (1 - b1) * g1 + (1 - b1) * g2, b2 * (1 - b2) * g1**2 + (1 - b2) * g2**2  # m_2, v_2
+    return Solution(float(info["b"]["update"]) / d["lr"], {
+        "that is −sign(g₂), a step from g₂ alone: m and v carry g₁ into step 2, and m̂ averages both gradients.":
+            -math.copysign(1.0, g2),
+        "that leaves out the bias correction: divide m₂ by 1 − β₁² and v₂ by 1 − β₂².":
+            -m / (math.sqrt(v) + cfg.eps),
+        "t is 2 at the second step: divide by 1 − β₁² and 1 − β₂², not by 1 − β₁ and 1 − β₂.":
+            -(m / (1 - b1)) / (math.sqrt(v / (1 - b2)) + cfg.eps)})

@@ -92,8 +92,11 @@ def _encdec_2():
     return Solution(_base_encoder_layer(), {
         "that is the four attention matrices alone; the feed-forward network, 512 → 2048 → 512, holds twice as many.":
             four_d_squared,
-        "the feed-forward network widens to d_ff = 2048, not to 2 d_model as in the toy.":
-            _base_encoder_layer(d_ff=2 * P["d_model"])})
+        # The two likeliest ways to reach about 2.1 million land within 5 % of each other, so one hint names both.
+        "about 2.1 million is the feed-forward network alone, or a layer whose network widens only to 2 d_model as "
+        "the toy's does; the layer has the attention's 4 · 512² too, and its network widens to d_ff = 2048.":
+            _layer_count(encdec_param_shapes(EncDecConfig(src_vocab=4, tgt_vocab=4, d_model=P["d_model"],
+                                                          n_heads=P["n_heads"], d_ff=P["d_ff"])), "enc0.ffn.")})
 
 
 # --- 31: embeddings and sinusoidal positions ----------------------------------------------------------------------
@@ -164,18 +167,18 @@ def _decoder_1():
 
 
 @exercise("decoder.2", "33_decoder_layer", "by hand", 2,
-          "Entry 0 of the residual sum at the scored position after cross-attention, from t", atol=5e-4,
+          "Entry 0 of the residual sum at the scored position after cross-attention, from ω", atol=5e-4,
           precision=("dp", 4))
 def _decoder_2():
     tr = _exact().trace
     A = tr["dec0.cross.A"][0]
-    t = A[0, 0] - A[0, 1]  # the margin tanh(sqrt 2)
-    t_post = toy.POST_PRINTED["cross_weights"][0] - toy.POST_PRINTED["cross_weights"][1]
+    omega = A[0, 0] - A[0, 1]  # the margin tanh(sqrt 2)
+    omega_post = toy.POST_PRINTED["cross_weights"][0] - toy.POST_PRINTED["cross_weights"][1]
     return Solution(tr["dec0.res2"][toy.SCORED, 0], {
-        "that uses t = 1, a certain attention; t is the difference of the two weights, tanh √2.": 2.0,
+        "that uses ω = 1, a certain attention; ω is the difference of the two weights, tanh √2.": 2.0,
         "ω is the margin A[0, 0] − A[0, 1], not the larger weight A[0, 0].": 3 * A[0, 0] - 1,
-        "the leftover of the old pattern has entry −(1 − t) here: [−1, −1, 1, 1] starts with −1.": 1 + t,
-        "that uses the rounded weights 0.944 and 0.056; keep t to four decimals.": 3 * t_post - 1})
+        "the leftover of the old pattern has entry −(1 − ω) here: [−1, −1, 1, 1] starts with −1.": 1 + omega,
+        "that uses the rounded weights 0.944 and 0.056; keep ω to four decimals.": 3 * omega_post - 1})
 
 
 def _dec_cases():
@@ -373,21 +376,36 @@ def _adam_3():
         s = max(t - 1, 1)
         return W - lr * (m / (1 - cfg.beta1 ** s)) / (np.sqrt(v / (1 - cfg.beta2 ** s)) + cfg.eps), m, v
 
+    def eps_before_correction(W, g, m, v, t, lr):  # the 2017 code's (TensorFlow's) form, which ch36 shows
+        m = cfg.beta1 * m + (1 - cfg.beta1) * g
+        v = cfg.beta2 * v + (1 - cfg.beta2) * g * g
+        lr_t = lr * math.sqrt(1 - cfg.beta2**t) / (1 - cfg.beta1**t)
+        return W - lr_t * m / (np.sqrt(v) + cfg.eps), m, v
+
+    def returns_corrected_state(W, g, m, v, t, lr):
+        W_new, m, v = reference(W, g, m, v, t, lr)
+        return W_new, m / (1 - cfg.beta1**t), v / (1 - cfg.beta2**t)
+
     return Solution(reference, {
         "the early steps come out the wrong size: m and v start at 0, and the step has to make up for that.": no_correction,
-        "the correction uses this step's t, counted from 1: step 1 divides by 1 − β¹.": correction_with_t_minus_1},
+        "the correction uses this step's t, counted from 1: step 1 divides by 1 − β¹.": correction_with_t_minus_1,
+        "the bias correction is right: this is the 2017 code's form, ε added to √v before the correction, which the "
+        "chapter shows is a legitimate Adam. Its steps differ from byhand's only where √v̂ is near ε; this check "
+        "compares with byhand's form, so add ε to √v̂ after the correction.": eps_before_correction,
+        "W is right, but the next step must build on the uncorrected m and v: return those, not m̂ and v̂.":
+            returns_corrected_state},
         _adam_cases())
 
 
 # --- 37: the invariants, checked ----------------------------------------------------------------------------------
 
 @exercise("invariants.1", "37_encdec_invariants", "by hand", 1,
-          "The factor c that makes c · [1, 0, −1, 0] pass the layer-norm check", atol=5e-4, precision=("dp", 4))
+          "The factor α that makes α · [1, 0, −1, 0] pass the layer-norm check", atol=5e-4, precision=("dp", 4))
 def _invariants_1():
     h = toy.ROUNDED_H
-    c = 1.0 / h.std()
-    return Solution(c, {
-        "that makes the variance 2; variance grows with c², so c is 1/√(variance), not 1/variance.": 1.0 / h.var(),
+    alpha = 1.0 / h.std()
+    return Solution(alpha, {
+        "that makes the variance 2; variance grows with α², so α is 1/√(variance), not 1/variance.": 1.0 / h.var(),
         "that is the variance itself; the check wants variance 1, and scaling by α multiplies it by α².": h.var()})
 
 

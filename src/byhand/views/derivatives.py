@@ -170,12 +170,12 @@ def draw_secant(fig, s: SecantState, z, a: int, j: int, curve: ErrorCurve, word:
     ax2.loglog(curve.hs, curve.central, color="tab:purple", lw=1.2, label="central")
     ax2.set_xlim(ax2.get_xlim())  # autoscaled to the error curves, then kept for every h
     ax2.set_ylim(ax2.get_ylim())
-    marker = ax2.axvline(1.0, color="gray", lw=0.8)
+    marker = ax2.axvline(1.0, color="gray", lw=0.8, label="this Δ")
     ax2.set_xlabel("nudge Δ")
     ax2.set_ylabel("|error of the slope|")
     ax2.yaxis.set_major_locator(LogLocator(base=10.0, numticks=6))  # labels far enough apart to read
-    ax2.legend(fontsize=9, frameon=False, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2,
-               borderaxespad=0.2)  # above the panel, where no curve can be
+    ax2.legend(fontsize=9, frameon=False, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, handlelength=1.2,
+               columnspacing=0.8, handletextpad=0.4, borderaxespad=0.2)  # above the panel, where no curve can be
     fig.subplots_adjust(left=0.1, right=0.98, bottom=0.17, top=0.84, wspace=0.35)
 
     def update(new: SecantState) -> list:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from matplotlib.lines import Line2D
 
 from ..checks import as_float, check_ndim
 from ..display import DotTerms, dot_terms
@@ -83,34 +84,47 @@ def dot_state(q, k, theta_deg: float = 0.0, j: int = 0, delta: float = 0.0) -> D
     return DotState(theta_deg, j, delta, dot_terms(q, k_nudged), before, float(q[j] * delta), thetas, curve)
 
 
-def draw_dot(fig, state: DotState, ylim: tuple[float, float] | None = None):
-    """Left: each product ``q_i k_i`` as a bar and the running total as a line. Right: ``q·k`` against the angle.
+def draw_dot(fig, state: DotState, ylim: tuple[float, float] | None = None,
+             bar_lim: float | None = None):
+    """Left: each product ``q_i k_i`` as a bar (left axis) and the running total as a line (right axis). Right:
+    ``q·k`` against the angle.
 
-    Returns ``update(state)``, which moves the bars, the running total, the dot on the curve and the title to
-    another state of the same ``q`` and ``k`` and returns those artists (``byhand.live`` redraws only them). The left
-    panel's limits are ``ylim`` when given (a widget passes the range of every setting, so the axes stay still);
-    else they fit this state.
+    The products are a few units each and the running total reaches tens, so each has its own axis, with the zeros
+    of the two at the same height. Returns ``update(state)``, which moves the bars, the running total, the dot on the
+    curve and the title to another state of the same ``q`` and ``k`` and returns those artists (``byhand.live``
+    redraws only them). The running total's limits are ``ylim`` and the bars reach ``bar_lim`` when given (a widget
+    passes the range of every setting, so the axes stay still); else they fit this state.
     """
     t = state.terms
     ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [2, 1]})
+    axr = ax.twinx()  # the running total's axis, on the right of the left panel
     i = np.arange(len(t.products))  # entries counted from 0
     ax.axhline(0, color="gray", lw=0.6, zorder=1)
-    bars = ax.vlines(i, 0, t.products, lw=3, label=r"term $q_i k_i$")  # one artist: fast to redraw
-    (running,) = ax.plot(i, t.running, color="black", lw=1.5, label="running total")
+    bars = ax.vlines(i, 0, t.products, lw=3)  # one artist: fast to redraw
+    (running,) = axr.plot(i, t.running, color="black", lw=1.5)
     ax.set_xlabel("entry i (from 0)")
-    ax.set_ylabel("value")
+    ax.set_ylabel(r"term $q_i k_i$ (bars)")
+    axr.set_ylabel("running total (line)")
     title = ax.set_title("", fontsize=9)
     lo, hi = ylim if ylim is not None else span(t.products, t.running)
-    ax.set_ylim(lo - 0.05 * (hi - lo), hi + 0.3 * (hi - lo))  # a free band at the top for the legend
-    ax.legend(loc="upper left", fontsize=9, frameon=False, ncol=2)
+    lo, hi = lo - 0.05 * (hi - lo), hi + 0.3 * (hi - lo)  # a free band at the top for the legend
+    axr.set_ylim(lo, hi)
+    reach = bar_lim if bar_lim is not None else float(np.max(np.abs(t.products)))
+    scale = reach / min(-lo, hi) if min(-lo, hi) > 0 else 1.0
+    ax.set_ylim(lo * scale, hi * scale)  # the bars' zero at the height of the running total's zero
+    handles = [Line2D([], [], color="tab:blue", lw=3, label=r"$q_i k_i > 0$"),
+               Line2D([], [], color="tab:red", lw=3, label=r"$q_i k_i < 0$"),
+               Line2D([], [], color="black", lw=1.5, label="running total")]
+    ax.legend(handles=handles, loc="upper left", fontsize=9, frameon=False, ncol=3, handlelength=1.0,
+              columnspacing=0.8, handletextpad=0.4)
     ax2.axhline(0, color="gray", lw=0.6, zorder=1)
     ax2.axvline(90, color="gray", lw=0.6, ls=":", zorder=1)
     ax2.plot(state.thetas, state.curve, color="tab:gray", lw=1.2)
     (dot,) = ax2.plot([state.theta_deg], [state.before], "o", color="black")
-    ax2.set_xlabel("angle φ between q and k (°)")
+    ax2.set_xlabel("angle φ between q, k (°)")
     ax2.set_ylabel("q·k before the nudge")
     ax2.set_xticks([0, 45, 90, 135, 180])
-    fig.subplots_adjust(left=0.1, right=0.98, bottom=0.17, top=0.88, wspace=0.4)
+    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.17, top=0.88, wspace=0.6)
 
     def update(new: DotState) -> list:
         u = new.terms
@@ -118,7 +132,8 @@ def draw_dot(fig, state: DotState, ylim: tuple[float, float] | None = None):
         bars.set_colors(np.where(u.products >= 0, "tab:blue", "tab:red"))
         running.set_ydata(u.running)
         dot.set_data([new.theta_deg], [new.before])
-        title.set_text(rf"$q \cdot k$ = {u.total:.2f}   (nudge adds $q_{{{new.j}}} \Delta$ = {new.update:.2f})")
+        nudge = new.update + 0.0  # + 0.0 turns -0.0 into 0.0: no "-0.00" in the title
+        title.set_text(rf"$q \cdot k$ = {u.total:.2f}   (nudge adds $q_{{{new.j}}} \Delta$ = {nudge:.2f})")
         return [bars, running, dot, title]
 
     update(state)
@@ -153,8 +168,10 @@ def dot_view(q, k, delta_max: float = 3.0):
     lo, hi = span(*(s.terms.products for s in unnudged), *(s.terms.running for s in unnudged))
     reach = float(np.max(np.abs(q))) * abs(delta_max)  # a nudge moves one product and the totals after it by q_j·Δ
     ylim = (lo - reach, hi + reach)
+    # the bars' axis holds every unnudged product; a large nudge may run one bar off it (the title gives its size)
+    bar_lim = 1.1 * max(float(np.max(np.abs(s.terms.products))) for s in unnudged)
 
     def state(setting: dict) -> DotState:
         return dot_state(q, k, setting["theta"], setting["j"], setting["delta"])
 
-    return make_view(state, draw_dot, ylim, describe=describe_dot, table=table_dot)
+    return make_view(state, draw_dot, ylim, bar_lim, describe=describe_dot, table=table_dot)

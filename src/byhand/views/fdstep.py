@@ -14,7 +14,7 @@ level as a bound (``error_text``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -65,6 +65,7 @@ class FDCurve:
     hs: np.ndarray  # (n,) steps, increasing
     forward_err: np.ndarray  # (n,) |forward difference − g|
     central_err: np.ndarray  # (n,) |central difference − g|
+    best: tuple[float, float] | None = None  # predicted best steps Δ* (forward, central), drawn as dashed lines
 
 
 def fd_curve(params: dict, batch, config: GPTConfig, name: str, index, hs) -> FDCurve:
@@ -125,6 +126,12 @@ def draw_fd(fig, state: FDState, curve: FDCurve):
               label="central difference")
     ax.autoscale_view()  # fixed by the sweep: a marker at any h of the sweep lies on its curve
     ax.set_autoscale_on(False)
+    if curve.best is not None:  # room under the curves for a legend of four lines
+        lo, hi = ax.get_ylim()
+        ax.set_ylim(lo / 1e3, hi)
+    if curve.best is not None:  # the predicted bottoms of the two V's, in the colours of their curves
+        for h_star, colour, kind in zip(curve.best, ("tab:orange", "tab:blue"), ("forward", "central")):
+            ax.axvline(h_star, color=colour, lw=1.0, ls="--", label=f"predicted best Δ*, {kind}: {one_digit(h_star)}")
     ax.set_xlabel(f"step Δ (nudge of {entry_label(state.name, state.index)})")
     ax.set_ylabel("|difference − analytic gradient|")
     title = ax.set_title("", fontsize=9)
@@ -148,19 +155,29 @@ def draw_fd(fig, state: FDState, curve: FDCurve):
 
 def describe_fd(s: FDState, curve: FDCurve) -> str:
     """The figure in words: the step, and both errors as the title prints them (a bound at rounding-noise level)."""
+    best = "" if curve.best is None else (f" Dashed lines mark the predicted best steps, Δ* = {one_digit(curve.best[0])} "
+                                         f"for the forward difference and {one_digit(curve.best[1])} for the central one.")
     return (f"Log-log plot of the error of the forward and central differences of the loss in "
             f"{entry_label(s.name, s.index)} against the step Δ, from {one_digit(curve.hs[0])} to "
             f"{one_digit(curve.hs[-1])}, marked at Δ = {one_digit(s.h)}: forward error "
-            f"{error_text(s.forward_err, s.h, s.loss)}, central error {error_text(s.central_err, s.h, s.loss)}.")
+            f"{error_text(s.forward_err, s.h, s.loss)}, central error {error_text(s.central_err, s.h, s.loss)}.{best}")
 
 
-def fd_view(params: dict, batch, config: GPTConfig, name: str, index, hs):
+def fd_view(params: dict, batch, config: GPTConfig, name: str, index, hs, best: tuple[float, float] | None = None):
     """Return ``draw(fig, setting)`` with ``setting = {"log10_h": x}`` (h = 10**x); the sweep over ``hs`` is done once.
+
+    ``best`` (optional): the predicted best steps Δ* of the forward and the central difference, drawn as dashed
+    vertical lines in the colours of their curves and named in the text alternative.
 
     The limits are those of the sweep (the chapter's slider moves h over the same steps), so a drag moves the
     markers and not the axes. ``draw`` returns ``update(setting)`` for ``byhand.live``.
     """
     curve = fd_curve(params, batch, config, name, index, hs)
+    if best is not None:
+        f_star, c_star = (float(b) for b in best)
+        if not all(np.isfinite(b) and b > 0 for b in (f_star, c_star)):
+            raise ValueError(f"best must hold two positive finite steps, got {best}")
+        curve = replace(curve, best=(f_star, c_star))
 
     def state(setting: dict) -> FDState:
         return fd_state(params, batch, config, name, index, 10.0 ** setting["log10_h"])

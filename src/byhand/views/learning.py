@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from matplotlib.legend_handler import HandlerTuple
 
 from ..gpt import GPTConfig, gpt_forward
 from ..softmax import softmax_forward
@@ -102,9 +103,13 @@ def draw_step(fig, s: StepState, curve: LineCurve, word: str = "the right word")
     ax.set_ylim(bottom, top)
     (drop,) = ax.plot([], [], color="gray", lw=0.6)  # from the axis up to the step's point
     (point,) = ax.plot([], [], "o")
+    lower = ax.plot([], [], "o", color="tab:green")[0]  # the colours the step's point takes, for the legend
+    higher = ax.plot([], [], "o", color="tab:red")[0]
     ax.set_xlabel("learning rate η")
     ax.set_ylabel("loss −log p (nats)")
-    ax.legend(fontsize=9, frameon=False, loc="upper left")
+    handles, labels = ax.get_legend_handles_labels()
+    ax.legend(handles + [(lower, higher)], labels + ["the step: lower / higher"], fontsize=9, frameon=False,
+              loc="upper left", handler_map={tuple: HandlerTuple(ndivide=None)})
     title = ax.set_title("", fontsize=9)
     before, after = ax2.bar(["before", "after"], [s.p_before, 0.0], color=["tab:gray", "tab:green"]).patches
     ax2.set_xlim(ax2.get_xlim())
@@ -123,8 +128,9 @@ def draw_step(fig, s: StepState, curve: LineCurve, word: str = "the right word")
         verdict = {1: "overshoot", 0: "no step", -1: "downhill"}[change]
         title.set_text(f"η = {new.eta:.4f}: loss {new.loss_before:.3f} → {new.loss_after:.3f} ({verdict})")
         after.set_height(new.p_after)
-        after.set_facecolor({1: "tab:green", 0: "tab:gray", -1: "tab:red"}[int(np.sign(new.p_after - new.p_before))])
-        title2.set_text(f"{new.p_before:.3f} → {new.p_after:.3f}")
+        rise = int(np.sign(new.p_after - new.p_before))
+        after.set_facecolor({1: "tab:green", 0: "tab:gray", -1: "tab:red"}[rise])  # green up, red down
+        title2.set_text(f"{new.p_before:.3f} → {new.p_after:.3f}" + {1: " (up)", 0: "", -1: " (down)"}[rise])
         return [drop, point, title, after, title2]
 
     update(s)

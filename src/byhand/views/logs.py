@@ -68,6 +68,9 @@ def draw_logs(fig, state: LogsState):
     ax2.set_ylabel("probability (log axis)")
     (point,) = ax.plot([], [], "o", color="tab:red")
     (point2,) = ax2.plot([], [], "o", color="tab:red", ms=6)
+    ax.legend([ax.lines[0], point], ["−log p", "the right word"], fontsize=9, frameon=False, loc="upper right")
+    ax2.legend([ax2.lines[0], point2], ["every word", "the right word"], fontsize=9, frameon=False,
+               loc="upper right", markerscale=1.5)
     title = ax.set_title("", fontsize=9)
     title2 = ax2.set_title("", fontsize=9)
     fig.subplots_adjust(left=0.09, right=0.98, bottom=0.17, top=0.86, wspace=0.35)

@@ -93,7 +93,12 @@ def draw_smoothing(fig, state: SmoothingState, tokens, loss_limits: tuple[float,
     title3 = ax3.set_title("", fontsize=9)
     for a in (ax, ax2, ax3):
         a.tick_params(labelsize=9)
-    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.17, top=0.88, wspace=0.6)
+    for a in (ax, ax2):  # token names under narrow bars: tilted, so that "am" and "<eos>" do not run together
+        a.tick_params(axis="x", labelrotation=35)
+        for t in a.get_xticklabels():
+            t.set_horizontalalignment("right")
+            t.set_rotation_mode("anchor")
+    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.22, top=0.88, wspace=0.6)
 
     def update(new: SmoothingState) -> list:
         set_bars(grad_bars, new.grad, np.where(new.grad >= 0, "tab:blue", "tab:red"))
@@ -146,14 +151,17 @@ def table_smoothing(s: SmoothingState, tokens):
     return ["token", "p", "ỹ", "p − ỹ"], [[w, p, q, g] for w, p, q, g in zip(tokens, s.p, s.q, s.grad)]
 
 
-def smoothing_view(logits, target: int, tokens, delta_range: tuple[float, float] = (-4.0, 4.0)):
+def smoothing_view(logits, target: int, tokens, delta_range: tuple[float, float] = (-4.0, 4.0),
+                   loss_limits: tuple[float, float] | None = None):
     """Return ``draw(fig, setting)`` for the widget and the static slider; ``setting`` has keys eps, j, delta.
 
     The loss panel's range holds every setting with Δ in ``delta_range`` on any logit and ε in [0, 0.5] (the
     widget's range), so that a drag moves the line and not the axes. A setting outside it still draws, its line cut
-    at the panel's edge if it leaves the range. ``draw`` returns ``update(setting)`` for ``byhand.live``.
+    at the panel's edge if it leaves the range. ``loss_limits``, when given, replaces that range (a static slider
+    over fewer settings passes the range of its own frames, so that the slope of each line stays visible).
+    ``draw`` returns ``update(setting)`` for ``byhand.live``.
     """
-    span = loss_range(logits, target, delta_range)
+    span = loss_range(logits, target, delta_range) if loss_limits is None else tuple(loss_limits)
 
     def state(setting: dict) -> SmoothingState:
         return smoothing_state(logits, target, setting["eps"], setting["j"], setting["delta"])

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import matplotlib
 import numpy as np
+from matplotlib.patches import Patch
 
 from ..checks import as_float, check_ndim
 from ..softmax import softmax_forward
@@ -115,7 +116,9 @@ def draw_softmax(fig, state: SoftmaxState, top: int | None = None):
     ax.set_xlabel("next word (the most likely before any change)")
     ax.set_ylabel("probability")
     title = ax.set_title("", fontsize=9)
-    ax.legend(fontsize=9, frameon=False, loc="upper right", ncol=2)
+    chosen = Patch(color="tab:orange", label="now: the chosen word")  # the colour update gives the chosen word
+    ax.legend(handles=ax.get_legend_handles_labels()[0] + [chosen], fontsize=9, frameon=False, loc="upper right",
+              ncol=3)
     fig.subplots_adjust(left=0.09, right=0.98, bottom=0.17, top=0.88)
 
     def update(new: SoftmaxState) -> list:

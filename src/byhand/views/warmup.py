@@ -46,7 +46,8 @@ def warmup_state(t: int, d_model: int = 512, warmup: int = 4000, t_max: int = 20
 
 
 def draw_warmup(fig, state: WarmupState, limits: tuple[tuple[float, float], float] | None = None):
-    """Left: lr against the step on log-log axes, steps 1, warmup and t marked. Right: Σ lr up to each step.
+    """Left: lr against the step on log-log axes, steps 1, warmup and t marked. Right: Σ lr up to each step, on a
+    log-log axes (the sum grows from one step's rate to a few units).
 
     On log-log axes the schedule is two straight lines, slope 1 (the linear ramp) and slope −1/2 (the 1/√t decay),
     meeting at the warm-up step; d_model shifts both up or down. The legend sits above the left panel, outside the
@@ -72,8 +73,10 @@ def draw_warmup(fig, state: WarmupState, limits: tuple[tuple[float, float], floa
                        handletextpad=0.3, columnspacing=0.8, borderaxespad=0.2)
     (total,) = ax2.plot(state.steps, state.travelled, color="tab:green", lw=1.5)
     (mark2,) = ax2.plot([state.t], [state.travelled_t], "o", color="black", ms=7, mfc="none")
-    ax2.set_xlim(1 - 0.05 * (state.steps[-1] - 1), state.steps[-1] * 1.05)
-    ax2.set_ylim(-0.05 * sum_hi, 1.05 * sum_hi)
+    ax2.set_xscale("log")  # like the left panel: the sum runs from one step's rate (about 1e-7) to a few units
+    ax2.set_yscale("log")
+    ax2.set_xlim(0.7, state.steps[-1] * 1.4)
+    ax2.set_ylim(lr_lo / 2.0, sum_hi * 2.0)
     ax2.set_xlabel("step t")
     ax2.set_ylabel(r"$\sum_{s \leq t} \eta_s$")
     title = ax2.set_title("", fontsize=9)
@@ -93,7 +96,7 @@ def draw_warmup(fig, state: WarmupState, limits: tuple[tuple[float, float], floa
         labels[2].set_text(f"t = {new.t}: η = {new.lr_t:.3e}")
         total.set_ydata(new.travelled)
         mark2.set_data([new.t], [new.travelled_t])
-        title.set_text(f"sum to t = {new.travelled_t:.4f}")
+        title.set_text(f"sum up to t: {new.travelled_t:.3g}")
         return [at, curve, first, peak, mark, legend, total, mark2, title]
 
     update(state)
