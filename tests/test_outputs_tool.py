@@ -75,3 +75,20 @@ def test_the_books_tex_macros_are_written_out_in_prose_and_in_code_written_markd
     # another command that starts with a macro's name, and a macro's name shown as code, are left alone
     assert r.markdown("$a \\Rightarrow b$, the shorthand `\\dmodel`", "t") == "$a \\Rightarrow b$, the shorthand `\\dmodel`"
 
+
+
+def test_nbval_compares_a_written_out_macro_with_the_macro_a_fresh_run_prints():
+    """A code cell that prints Markdown with \\dmodel is stored written out; nbval's sanitizer must map both to one."""
+    import configparser
+    import re
+    cfg = configparser.ConfigParser()
+    cfg.read(ROOT / "tests" / "nbval_sanitize.cfg")
+    rules = [(cfg[s]["regex"], cfg[s]["replace"]) for s in cfg.sections()]
+    r = renderer()
+    for name in outputs.tex_macros():
+        fresh = f"a row of ${chr(92)}{name}^2$ numbers"
+        stored = r.output_links(fresh, "t")
+        assert stored != fresh
+        for pattern, replace in rules:
+            fresh, stored = re.sub(pattern, replace, fresh), re.sub(pattern, replace, stored)
+        assert stored == fresh, name
