@@ -125,7 +125,7 @@ def test_bars_carry_their_values_and_the_axes_do_not_move():
 
 def live_case():
     """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
-    # as chapter "AdamW: one step" builds it: the toy's weights, decay on the matrices, rates 1e-4 … 1
+    # as chapter "AdamW: three steps and their moments" builds it: the toy's weights, decay on the matrices, rates 1e-4 … 1
     params = toy_params()
     _, grads, _ = toy_loss_and_grads(params)
     matrices = {n for n, a in params.items() if a.ndim == 2}

@@ -1,4 +1,4 @@
-"""The view behind Part II, chapter "AdamW: one step": the loss after one AdamW step, against the learning rate.
+"""The view behind Part II, chapter "AdamW: three steps and their moments": the loss after one AdamW step, against the learning rate.
 
 At the first step (t = 1, from zero moments) AdamW moves every weight by
 
