@@ -13,7 +13,11 @@ reader would trip over that no output comparison sees. One line per finding, exi
 - no cell ends in a bare `glue(...)`, which prints the raw value on the page (a trailing ';' does not silence it
   when nbval runs the cell);
 - no object addresses, machine paths or over-long floats in outputs (print at most 5 decimals, or a bound);
-- no internal nicknames on the page: sources are cited by title.
+- no internal nicknames on the page: sources are cited by title;
+- no result typed into a chapter's prose: a decimal with three or more significant digits in a Markdown cell of
+  `book/*.md`, outside math, code and glue roles, is a number that should come from a code cell through glue. A
+  setting or threshold the text chooses (Δ = 0.25, "above 0.01", head 9.9) has at most two significant digits and is
+  allowed; a constant with more belongs in math (`$\\beta_2 = 0.999$`), where definitions are written.
 """
 from __future__ import annotations
 
@@ -32,6 +36,9 @@ MACHINE_PATH = re.compile(r"(/home/\w|/Users/\w|/root/|/tmp/|site-packages|\.ven
 # more than 6 decimals in printed text: noise digits that differ between CPUs (the sanitizer keeps 6)
 LONG_FLOAT = re.compile(r"(?<![\w.])-?\d+\.\d{7,}(?:e[+-]?\d+)?")
 WIDGET = re.compile(r"\b(interactive_view|static_slider|interact|interactive_output|widgets\.)\b")
+# prose with math, code, glue and other roles, link targets and HTML tags taken out: what a typed number hides in
+PROSE_ONLY = re.compile(r"\$\$.*?\$\$|\$[^$\n]+\$|```.*?```|`[^`\n]*`|\{[a-z:]+\}`[^`]*`|\]\([^)]*\)|<[^>]+>", re.S)
+DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+(?![\w.])")
 PIP = re.compile(r"(^|\n)\s*[!%]pip\b|\bpip install\b")
 
 
@@ -106,6 +113,18 @@ def lint_notebook(path: Path) -> list[str]:
     return found
 
 
+def typed_numbers(source: Path) -> list[str]:
+    """Findings for results typed into a chapter's prose (see the module docstring)."""
+    found = []
+    cells = [c.source for c in jupytext.read(source).cells if c.cell_type == "markdown"]
+    for k, md in enumerate(cells):
+        for m in DECIMAL.finditer(PROSE_ONLY.sub(" ", md)):
+            if len(m.group(0).replace(".", "").lstrip("0")) >= 3:
+                found.append(f"book/{source.name}: Markdown cell {k}: {m.group(0)!r} is typed into the prose: glue it "
+                             "from the cell that computes it ({glue:text})")
+    return found
+
+
 def drift(source: Path) -> list[str]:
     """Findings where a chapter's readers' notebook no longer matches its text source."""
     made = ROOT / "notebooks" / f"{source.stem}.ipynb"
@@ -134,6 +153,7 @@ def main() -> int:
     for src in sources:
         if "kernelspec:" in src.read_text().split("\n---", 1)[0]:  # a notebook's source, not a plain page
             found += drift(src)
+            found += typed_numbers(src)
         elif not (ROOT / "notebooks" / f"{src.stem}.ipynb").exists():
             found.append(f"notebooks/{src.stem}.ipynb: the readers' copy of {src.name} is missing "
                          "(make outputs)")
