@@ -473,6 +473,14 @@ rows("gradcheck",
      ("shape", lambda: gradcheck.gradcheck(_f, OPT_P, {"W": np.ones(2)}), r"grads\['W'\] has shape \(2,\)"),
      ("nonfinite", lambda: gradcheck.gradcheck(_f, {"W": _nan_at(np.ones(2))}, {"W": np.ones(2)}), r"params\['W'\] contains NaN"),
      ("value", lambda: gradcheck.gradcheck(_f, OPT_P, {}), "grads has no gradient for parameter 'W'"))
+rows("compare_grads",
+     ("type", lambda: gradcheck.compare_grads([np.ones(2)], {"W": np.ones(2)}), "grads must be a dict"),
+     ("type", lambda: gradcheck.compare_grads({"W": np.ones(2)}, {"W": np.ones(2)}, names="W"),
+      "names must be a list of parameter names"),
+     ("shape", lambda: gradcheck.compare_grads({"W": np.ones(2)}, {"W": np.ones(3)}), r"grads\['W'\] has shape \(2,\)"),
+     ("nonfinite", lambda: gradcheck.compare_grads({"W": np.ones(2)}, {"W": _nan_at(np.ones(2))}),
+      r"numeric\['W'\] contains NaN or inf"),
+     ("value", lambda: gradcheck.compare_grads({}, {"W": np.ones(2)}), "no gradient for parameter 'W' in grads"))
 
 # ---- the IOI task -------------------------------------------------------------------------------------------------
 rows("ioi.tokenize",

@@ -203,6 +203,8 @@ def compare_grads(
         analytic = np.asarray(grads[name], dtype=np.float64)  # same shape as the parameter
         if analytic.shape != np.shape(numeric[name]):
             raise ValueError(f"grads[{name!r}] has shape {analytic.shape}, numeric[{name!r}] {np.shape(numeric[name])}")
+        # a NaN in the analytic gradient fails the check (the thing under test); a NaN in the yardstick is bad input
+        check_finite(f"numeric[{name!r}]", np.asarray(numeric[name], dtype=np.float64))
         diff = np.abs(analytic - numeric[name])  # same shape as the parameter
         max_abs_err = float(diff.max()) if diff.size else 0.0
         scale = max(float(np.abs(analytic).max(initial=0.0)), float(np.abs(numeric[name]).max(initial=0.0)), 1e-300)
