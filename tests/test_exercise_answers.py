@@ -42,12 +42,15 @@ PINNED = {
     "dot.2": (3 * 0.5, "only the product q[0]·k[0] changes, by q[0]·Δ"),
     "softmax.1": (E**2 / (E**2 + E + 1 / E), "e² / (e² + e¹ + e⁻¹) for z = [2, 1, −1]"),
     "softmax.2": (1.0, "z[1] + 1 = z[0]: two equal logits have equal probabilities"),
+    "dot.4": (16 / (5 * 5), "q·k = 2 + 2 − 4 + 16 = 16, and both lengths are √25 = 5"),
+    "softmax.4": (2.0, "the spread of q·k is √d_k, and √(4 d_k) = 2 √d_k"),
     "logs.1": (math.log(E**2 + E + 1) - 1, "−log(e¹ / (e² + e + 1)) for z = [2, 1, 0], word 1"),
     "logs.2": (-math.log(0.5 * 0.25 * 0.8 * 0.1), "the sum of −log p is −log of the product, 0.01"),
     "logs.3": (math.log(2), "−log(p/2) = −log p + log 2, whatever p is"),
     "derivatives.1": (E / (E**2 + E + 1) - 1, "p₁ − 1 for z = [2, 1, 0]"),
     "derivatives.2": (3 * 2**2 + 3 * 2 * 0.1 + 0.1**2, "((x + h)³ − x³)/h = 3x² + 3xh + h² at x = 2, h = 0.1"),
     "backprop.1": (2 * (-1) + (-1) * 3, "column 1 of X, [2, −1], dotted with column 2 of dY, [−1, 3]"),
+    "backprop.3": (1 + 1 * 0.5 + (-2) * (-1.5), "g[0] + g[0]·J[0, 0] + g[1]·J[1, 0] for g = [1, −2]"),
     "learning.1": (-1.0 - 0.5 * (-0.4), "θ₁ − η g₁ = −1 − 0.5 · (−0.4)"),
     "learning.2": (-0.5 * (0.2**2 + 0.4**2), "−η (0.2² + 0.4²)"),
     "tokens.1": (10 * 8 + 5 * 8 + 4 * 8 * 8 + 4 * 8 + 2 * 2 * 8 + 8 * 32 + 32 + 32 * 8 + 8 + 2 * 8 + 8 * 10,
@@ -101,6 +104,7 @@ PINNED = {
     "invariants.2": (0.5, "equal scores give [½, ½]; zeroing the future weight leaves row 0 summing to ½"),
     "inside.1": (_COS, "η_min + (η_max − η_min)(1 + cos πs)/2 with s = 1330/1900 (2e-3, 1e-4, w = 100, N = 2000)"),
     "inside.2": (0.7835707289, "W_o rows 0-47 of layer 1 zeroed in one edit, scored by heldout_metrics"),
+    "gpt.1": (math.exp((49.4 - 39.0) / 8), "softmax shares in the ratio e^(Δscore/√64), Δscore = 49.4 − 39.0"),
 }
 
 

@@ -117,3 +117,19 @@ def live_case():
         FigureCanvasAgg(fig)
         draw(fig, s)
         check_layout(fig, context=f"h = {s['h']}: ")
+
+
+def test_step_table_bounds_only_where_roundoff_rules():
+    from byhand.bounds import Below
+    from byhand.views.derivatives import step_table
+
+    z = np.array([1.0, 0.5, -0.3, 2.0])
+    rows = step_table(z, 3, 3, 10.0 ** -np.arange(2, 13))
+    assert not isinstance(rows[0].forward, Below) and not isinstance(rows[0].central, Below)  # Δ = 1e-2: measured
+    assert isinstance(rows[-1].forward, Below) and isinstance(rows[-1].central, Below)  # Δ = 1e-12: bounds
+    assert [r.roundoff for r in rows] == sorted(r.roundoff for r in rows)  # round-off grows as Δ shrinks
+    for r in rows:
+        exact = secant_state(z, 3, 3, r.h)
+        for shown, err in ((r.forward, exact.forward_error), (r.central, exact.central_error)):
+            assert (err < shown.bound) if isinstance(shown, Below) else shown == err
+    assert rows[0].cells()[0] == "1e-02" and rows[-1].cells()[1].startswith("< 1e-")

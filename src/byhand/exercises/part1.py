@@ -18,6 +18,8 @@ INPUTS = {
     "dot.2": {"q": np.array([3.0, -2.0, 1.0, 0.5]), "k": np.array([0.5, -1.5, -2.0, 4.0]), "j": 0, "delta": 0.5},
     "softmax.1": {"z": np.array([2.0, 1.0, -1.0])},
     "softmax.2": {"z": np.array([2.0, 1.0, -1.0]), "j": 1, "bump": 1.0},
+    "dot.4": {"q": np.array([1.0, 2.0, 2.0, 4.0]), "k": np.array([2.0, 1.0, -2.0, 4.0])},
+    "softmax.4": {"d_k": 16, "factor": 4},
     "logs.1": {"z": np.array([2.0, 1.0, 0.0]), "target": 1},
     "logs.2": {"p": np.array([0.5, 0.25, 0.8, 0.1])},
     "logs.3": {"p": np.array([0.5, 0.25, 0.8, 0.1]), "i": 2, "factor": 0.5},
@@ -25,6 +27,7 @@ INPUTS = {
     "derivatives.2": {"x": 2.0, "h": 0.1},
     "backprop.1": {"X": np.array([[1.0, 2.0], [3.0, -1.0]]), "W": np.array([[0.5, -1.0, 2.0], [1.5, 0.0, -0.5]]),
                    "dY": np.array([[1.0, 0.0, -1.0], [2.0, 1.0, 3.0]]), "entry": (1, 2)},
+    "backprop.3": {"g": np.array([1.0, -2.0]), "J": np.array([[0.5, 1.0], [-1.5, 2.0]]), "i": 0},
     "learning.1": {"theta": np.array([0.5, -1.0]), "g": np.array([0.2, -0.4]), "eta": 0.5, "i": 1},
     "learning.2": {"g": np.array([0.2, -0.4]), "eta": 0.5},
 }
@@ -76,6 +79,30 @@ def _softmax_2():
         "that is p[1] after the bump, not the ratio p[1]/p[0].": p[1],
         "e is the factor the bump multiplies the ratio by, not the new ratio: multiply it into the ratio before the "
         "bump, e^(z[1] − z[0]).": np.exp(d["bump"])})
+
+
+@exercise("dot.4", "01_dot_products", "by hand", 2, "The cosine of the angle between two 4-vectors", atol=5e-3,
+          precision=("dp", 2))
+def _dot_4():
+    q, k = INPUTS["dot.4"]["q"], INPUTS["dot.4"]["k"]
+    qk, qq, kk = dot_terms(q, k).total, dot_terms(q, q).total, dot_terms(k, k).total
+    cos = qk / np.sqrt(qq * kk)
+    return Solution(cos, {"that is q·k itself; divide it by both lengths, ‖q‖ ‖k‖.": qk,
+                          "that divides by q·q times k·k, the squared lengths; take the square root of each.":
+                              qk / (qq * kk),
+                          "that is the angle in degrees; the task asks for its cosine.": np.degrees(np.arccos(cos))})
+
+
+@exercise("softmax.4", "02_softmax", "predict", 2,
+          "d_k grows fourfold: by what factor does the spread of the unscaled scores q·k grow?", atol=5e-3)
+def _softmax_4():
+    d = INPUTS["softmax.4"]
+    before, after = np.sqrt(d["d_k"]), np.sqrt(d["factor"] * d["d_k"])  # the standard deviation is √d_k
+    return Solution(after / before, {
+        "that is how the variance grows; the spread, the standard deviation, is its square root.": float(d["factor"]),
+        "that is the spread after the division by √d_k, which stays near 1; the question asks about q·k unscaled.":
+            1.0,
+        "that is the factor squared; the variance grows in proportion to d_k, not to d_k².": float(d["factor"]) ** 2})
 
 
 @exercise("logs.1", "03_logs", "by hand", 1, "The cross-entropy loss of three logits when the answer is word 1",
@@ -169,6 +196,18 @@ def _backprop_2():
 
     return Solution(reference, {"dX is dY·Wᵀ: W must be transposed on the way back.": w_not_transposed,
                                 "dW is Xᵀ·dY, shaped like W; dYᵀ·X is its transpose.": dw_transposed}, cases)
+
+
+@exercise("backprop.3", "05_backprop", "by hand", 2, "Back through an addition: one entry of dL/dr₁ for r₂ = r₁ + F(r₁)",
+          atol=1e-6)
+def _backprop_3():
+    d = INPUTS["backprop.3"]
+    g, J, i = d["g"], d["J"], d["i"]  # g = dL/dr2, J[n, i] = dF_n/dr1_i
+    through_f = g @ J  # (2,) sum over n of g[n] J[n, i]
+    return Solution(g[i] + through_f[i], {
+        "that is only the part through F: the addition also hands dL/dr₂ straight down, so add g[i].": through_f[i],
+        "that is only the skip term: add what comes back through F, the sum over n of g[n]·J[n, i].": g[i],
+        "that sums along row i of J; the path from r₁[i] to F[n] has slope J[n, i], a column of J.": g[i] + (J @ g)[i]})
 
 
 @exercise("learning.1", "06_learning", "by hand", 1, "One gradient step: the new θ[1]", atol=1e-6)

@@ -111,3 +111,21 @@ def _inside_3():
         "the global norm is the square root of the sum of all squares, not the sum of the arrays' norms.":
             sum_of_norms,
         "a gradient shorter than c is left as it is: scale only when the factor is below 1.": always}, cases)
+
+
+# --- 49: running the book's code on GPT-2 ----------------------------------------------------------------------------
+
+@exercise("gpt.1", "49_gpt2", "by hand", 1,
+          "The ratio of head 9.9's scaled shares for Mary and the start token, from the two raw scores",
+          atol=0.0, rtol=2e-3)
+def _gpt_1():
+    from ..reported import gpt2_reported  # the raw scores as "The math inside a transformer" reports them
+
+    r = gpt2_reported()
+    gap, d_k = r["q.k at the answer"] - r["raw score at position 0"], 768 // 12  # GPT-2 small: 64 per head
+    return Solution(math.exp(gap / math.sqrt(d_k)), {
+        "the scores are divided by √d_k before the softmax; the ratio of the raw shares is e^gap, not e^(gap/√d_k).":
+            math.exp(gap),
+        "the scores are divided by √d_k = 8, not by d_k = 64.": math.exp(gap / d_k),
+        "the softmax turns a difference of scores into a ratio of shares, e^(difference), not the ratio of the "
+        "scores themselves.": r["q.k at the answer"] / r["raw score at position 0"]})

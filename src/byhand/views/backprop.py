@@ -78,16 +78,19 @@ def draw_stream(fig, st: StreamState, sg: StreamGrads, words=None, ymax: float |
     ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 2]})
     S = len(sg.stages)
     (line,) = ax.plot(np.arange(S), np.zeros(S), "o-", color="black", lw=1.6, label="stream gradient")
-    bars = list(ax.bar(np.arange(S - 1) + 0.5, np.zeros(S - 1), width=0.5, color="tab:orange", alpha=0.8,
-                       label="part added by the branch").patches)
+    top = max(ymax if ymax is not None else max(st.stream_norm.max(), st.branch_norm.max()), 1e-12)
+    floor = top * 1e-3  # the log axis's floor: bars stand on it, and a norm of exactly 0 is not drawn
+    bars = list(ax.bar(np.arange(S - 1) + 0.5, np.zeros(S - 1), width=0.5, bottom=floor, color="tab:orange",
+                       alpha=0.8, label="part added by the branch").patches)
     ax.set_xticks(np.arange(S))
     ax.set_xticklabels([n.replace("block", "b") for n in sg.stages], rotation=45, fontsize=9, ha="right")
     ax.set_xlim(-0.5, S - 0.5)
-    ax.set_ylabel("norm of dloss/d(stream)")
+    ax.set_ylabel("norm of dloss/d(stream) (log)")
     title = ax.set_title("", fontsize=9)
     ax.legend(fontsize=9, frameon=False, loc="upper left")
-    top = ymax if ymax is not None else max(st.stream_norm.max(), st.branch_norm.max())
-    ax.set_ylim(0, 1.45 * max(top, 1e-12))  # the band above the largest norm holds the legend
+    # log scale, fixed over every position: norms that differ a hundredfold between positions all stay readable
+    ax.set_yscale("log", nonpositive="mask")
+    ax.set_ylim(floor, top * 60)  # the band above the largest norm holds the legend
     norms = np.linalg.norm(sg.stream, axis=-1)  # (S, T)
     shown = np.ma.masked_less_equal(norms, 0.0)  # no gradient at all: left blank
     im = ax2.imshow(shown, aspect="auto", cmap="viridis", norm=LogNorm(vmin=max(shown.max() * 1e-3, 1e-12),
@@ -96,13 +99,16 @@ def draw_stream(fig, st: StreamState, sg: StreamGrads, words=None, ymax: float |
     marker = ax2.axvline(0, color="white", lw=1.0)
     ax2.set_yticks(np.arange(S))
     ax2.set_yticklabels([n.replace("block", "b") for n in sg.stages], fontsize=9)
-    ax2.set_xlabel("position t")
+    if words is not None:
+        ax2.set_xticks(np.arange(norms.shape[1]))
+        ax2.set_xticklabels([f"{t} {w}" for t, w in enumerate(words)], rotation=90, fontsize=9)
+    ax2.set_xlabel("position t and its word", fontsize=9)
     ax2.set_title("norm at every position (log colour)", fontsize=9)
-    fig.subplots_adjust(left=0.1, right=0.91, bottom=0.27, top=0.88, wspace=0.45)  # right: the colour bar's labels
+    fig.subplots_adjust(left=0.1, right=0.91, bottom=0.33, top=0.88, wspace=0.45)  # right: the colour bar's labels
 
     def update(new: StreamState) -> list:
-        line.set_ydata(new.stream_norm)
-        set_bars(bars, new.branch_norm)
+        line.set_ydata(np.where(new.stream_norm > 0, new.stream_norm, np.nan))  # 0: no gradient yet, not drawn
+        set_bars(bars, np.clip(new.branch_norm - floor, 0.0, None))  # bars stand on the floor
         word = f" ({words[new.t]})" if words is not None else ""
         title.set_text(f"position t = {new.t}{word}")
         marker.set_xdata([new.t, new.t])

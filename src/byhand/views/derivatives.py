@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from matplotlib.ticker import LogLocator
 
+from ..bounds import Below, below
 from ..softmax import softmax_forward
 from . import fmt, make_view
 
@@ -144,6 +145,46 @@ def balanced_steps(z, a: int, j: int) -> BalancedSteps:
     eps = float(np.finfo(np.float64).eps)
     return BalancedSteps(eps, loss, d2, d3, float(2.0 * np.sqrt(eps * loss / d2)),
                          float((3.0 * eps * loss / d3) ** (1.0 / 3.0)))
+
+
+@dataclass(frozen=True)
+class StepRow:
+    """One row of the step-size table: the nudge, both errors, and the round-off scale eps |L| / h."""
+
+    h: float
+    forward: object  # float (the measured error) or byhand.bounds.Below (a bound, where round-off moves the digits)
+    central: object
+    roundoff: float  # eps |L| / h: the size of the round-off the quotients divide by h
+
+    def cells(self) -> list:
+        """The row as the table prints it: 2 significant digits, or the bound ``< 1e-k``."""
+        show = lambda e: e.text if isinstance(e, Below) else f"{e:.1e}"  # noqa: E731
+        return [f"{self.h:.0e}", show(self.forward), show(self.central), f"{self.roundoff:.0e}"]
+
+
+def step_table(z, a: int, j: int, hs, margin: float = 1000.0, spread: float = 30.0) -> list:
+    """The forward and central error at each h in ``hs``, printable the same on every CPU.
+
+    Round-off moves a quotient by up to about ten times eps |L| / h, in digits that differ from CPU to CPU. An error
+    is shown as measured only where its Taylor term, (h/2) |L''| or (h^2/6) |L'''|, is more than ``margin`` times
+    that round-off scale; elsewhere it is shown as the power of ten just above Taylor term + ``spread`` eps |L| / h,
+    checked by ``byhand.bounds.below``. Which of the two a cell shows depends on the Taylor terms only, never on noise.
+    """
+    b = balanced_steps(z, a, j)
+    rows = []
+    for h in np.asarray(hs, dtype=np.float64):
+        s = secant_state(z, a, j, float(h))
+        r = b.eps * b.loss / h  # the round-off scale
+        shown = []
+        for err, taylor, name in ((s.forward_error, h / 2 * b.d2, "forward"),
+                                  (s.central_error, h**2 / 6 * b.d3, "central")):
+            if taylor > margin * r:
+                shown.append(err)
+            else:
+                bound = 10.0 ** np.ceil(np.log10(taylor + spread * r))
+                shown.append(below(err, float(bound), f"{name} error at h = {h:.0e}"))
+        rows.append(StepRow(float(h), shown[0], shown[1], float(r)))
+    return rows
 
 
 def draw_secant(fig, s: SecantState, z, a: int, j: int, curve: ErrorCurve, word: str = "z_j"):

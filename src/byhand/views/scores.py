@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from matplotlib.patches import Patch
 
 from ..checks import as_float, check_ndim
 from ..softmax import softmax_forward
@@ -63,29 +64,32 @@ def draw_scores(fig, state: ScoreState, labels=None, ylim: tuple[float, float] |
     masked = x[~state.allowed]
     ax.axhline(0, color="gray", lw=0.6, zorder=1)
     scores = ax.bar(x, np.zeros(T), color="tab:blue", width=0.6)
-    ax.plot(masked, np.zeros(masked.size), "x", color="gray", ms=8, label="masked (−∞)")
+    (cross,) = ax.plot(masked, np.zeros(masked.size), "x", color="gray", ms=8, label="masked: −∞")
     (chosen,) = ax.plot([0], [0.0], "x", color="tab:red", ms=8, mew=2)  # shown when the nudged key is masked
-    ax.set_xticks(x, labels, fontsize=9, rotation=20)
+    ax.set_xticks(x, labels, fontsize=9, rotation=30, ha="right", rotation_mode="anchor")
     ax.set_xlabel("key position (token)")
     ax.set_ylabel("scaled score")
     title = ax.set_title("", fontsize=9)
     lo, hi = ylim if ylim is not None else span(np.where(state.allowed, state.scores, 0.0))
-    top = hi + 0.35 * (hi - lo) if masked.size else hi  # a free band at the top for the legend, above the bars
+    top = hi + 0.2 * (hi - lo)  # a free band at the top for the legend, above the bars
     ax.set_ylim(lo - 0.05 * (hi - lo), top + 0.05 * (hi - lo))
-    if masked.size:
-        ax.legend(fontsize=9, frameon=False, loc="upper right")
+    handles = [Patch(color="tab:blue", label="score"), Patch(color="tab:red", label="nudged")]
+    ax.legend(handles=handles + ([cross] if masked.size else []), fontsize=9, frameon=False, loc="upper center",
+              ncol=3, handlelength=1.0, handletextpad=0.4, columnspacing=0.8, borderaxespad=0.2)
     after = ax2.bar(x, state.before, color="tab:blue", width=0.6)
     before = ax2.bar(x, state.before, fill=False, edgecolor="black", width=0.6, lw=0.8)  # still, painted on top
     ax2.set_ylim(0, 1)
-    ax2.set_xticks(x, labels, fontsize=9, rotation=20)
+    ax2.set_xticks(x, labels, fontsize=9, rotation=30, ha="right", rotation_mode="anchor")
     ax2.set_xlabel("key position (token)")
     ax2.set_ylabel("attention weight")
     title2 = ax2.set_title("", fontsize=9)
-    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.24, top=0.88, wspace=0.32)
+    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.3, top=0.9, wspace=0.32)
 
     def update(new: ScoreState) -> list:
         colors = np.where(x == new.s, "tab:red", "tab:blue")
         set_bars(scores, np.where(new.allowed, new.scores, 0.0), colors)
+        for bar, shown in zip(scores, new.allowed):  # a masked key has no score to draw: only its ×
+            bar.set_visible(bool(shown))
         set_bars(after, new.after, colors)
         chosen.set_data([new.s], [0.0])
         chosen.set_visible(not new.allowed[new.s])

@@ -106,7 +106,7 @@ def draw_smoothing(fig, state: SmoothingState, tokens, loss_limits: tuple[float,
         set_bars(q_bars, new.q)
         total = round(float(new.grad.sum()), 6) + 0.0  # 0 up to round-off; + 0.0 turns -0.0 into 0.0
         title1.set_text(f"p (blue), ỹ (orange); z[{tokens[new.j]}] {new.delta:+.2f}")
-        title2.set_text(f"entries sum to {total:.4f}")
+        title2.set_text(f"red < 0 < blue; Σ = {total:.4f}")
         line.set_ydata(new.loss_curve)
         dot.set_data([new.eps], [new.loss])
         title3.set_text(f"loss = {new.loss:.4f}")

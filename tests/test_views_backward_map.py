@@ -1,0 +1,51 @@
+"""Tests for byhand.views.backward_map (chapter 35's map of the backward pass)."""
+import matplotlib
+
+matplotlib.use("Agg")
+import numpy as np
+import pytest
+
+from byhand import toy_2017 as toy
+from byhand.views.backward_map import (WALK, backward_map, backward_map_describe, backward_map_figure,
+                                       backward_map_table)
+
+
+@pytest.fixture(scope="module")
+def boxes():
+    return backward_map(toy.exact_path().trace)
+
+
+def test_every_box_once_in_walking_order_with_its_gradients_norm(boxes):
+    tr = toy.exact_path().trace
+    assert [m.name for m in boxes] == list(WALK) and [m.order for m in boxes] == list(range(1, len(WALK) + 1))
+    for m in boxes[1:]:
+        assert tr[m.grad].shape == tr[m.name].shape  # the gradient has the shape of what it is the gradient of
+        assert m.norm == pytest.approx(np.sqrt(np.sum(tr[m.grad] ** 2)), rel=1e-14)
+    assert boxes[0].grad == "" and np.isnan(boxes[0].norm)  # the loss box: where the walk starts
+    assert boxes[1].grad == "dlogits"
+
+
+def test_the_memory_gradient_is_the_sum_over_the_cross_attentions_keys_and_values(boxes):
+    tr, params = toy.exact_path().trace, toy.toy_params()
+    mem = next(m for m in boxes if m.name == "enc0.ln2")
+    dK, dV = tr["ddec0.cross.K"], tr["ddec0.cross.V"]  # (h, T_s, d_k) each
+    merged = lambda a: np.concatenate(list(a), axis=-1)  # noqa: E731  (h, T, d_k) -> (T, h d_k)
+    by_hand = merged(dK) @ params["dec0.cross.W_k"].T + merged(dV) @ params["dec0.cross.W_v"].T
+    assert mem.norm == pytest.approx(np.linalg.norm(by_hand), rel=1e-12)
+
+
+def test_text_alternative_and_table_come_from_the_boxes(boxes):
+    alt = backward_map_describe(boxes)
+    assert all(f"{m.norm:.4f}" in alt for m in boxes[1:]) and all(m.label in alt for m in boxes)
+    cols, rows = backward_map_table(boxes)
+    assert len(rows) == len(boxes) and cols[0] == "walk"
+
+
+def test_figure_draws_and_a_forward_only_trace_is_refused(boxes):
+    import matplotlib.pyplot as plt
+    fig = backward_map_figure(boxes)
+    assert len(fig.axes) == 1
+    plt.close(fig)
+    fwd = {k: v for k, v in toy.exact_path().trace.items() if not k.startswith(("dd", "den", "dX", "dlog"))}
+    with pytest.raises(ValueError, match="no gradient"):
+        backward_map(fwd)
