@@ -26,3 +26,8 @@ def test_settings_math_code_and_glue_are_allowed(tmp_path):
     prose = ("Raise it by Δ = 0.25, keep bars above 0.01, read head 9.9. With $\\beta_2 = 0.999$ and `lr = 0.0125`,"
              " the loss is {glue:text}`loss:.4f`, see [the table](#tab-1.234).")
     assert findings(tmp_path, prose) == []
+
+
+def test_a_glued_number_in_a_dropdown_title_is_flagged(tmp_path):
+    found = findings(tmp_path, ":::{dropdown} Deeper: the {glue:text}`n` weights\nBody.\n:::")
+    assert len(found) == 1 and "dropdown" in found[0]

@@ -17,7 +17,8 @@ reader would trip over that no output comparison sees. One line per finding, exi
 - no result typed into a chapter's prose: a decimal with three or more significant digits in a Markdown cell of
   `book/*.md`, outside math, code and glue roles, is a number that should come from a code cell through glue. A
   setting or threshold the text chooses (Δ = 0.25, "above 0.01", head 9.9) has at most two significant digits and is
-  allowed; a constant with more belongs in math (`$\\beta_2 = 0.999$`), where definitions are written.
+  allowed; a constant with more belongs in math (`$\\beta_2 = 0.999$`), where definitions are written;
+- no glued number in a dropdown's title: its popover link would sit inside the summary button (axe: nested-interactive).
 """
 from __future__ import annotations
 
@@ -118,6 +119,9 @@ def typed_numbers(source: Path) -> list[str]:
     found = []
     cells = [c.source for c in jupytext.read(source).cells if c.cell_type == "markdown"]
     for k, md in enumerate(cells):
+        if re.search(r"^:{3,}\{dropdown\}[^\n]*\{glue", md, re.M):
+            found.append(f"book/{source.name}: Markdown cell {k}: a glued number in a dropdown's title is a link inside "
+                         "its summary button (nested-interactive): put the number in the dropdown's body")
         for m in DECIMAL.finditer(PROSE_ONLY.sub(" ", md)):
             if len(m.group(0).replace(".", "").lstrip("0")) >= 3:
                 found.append(f"book/{source.name}: Markdown cell {k}: {m.group(0)!r} is typed into the prose: glue it "
