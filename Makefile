@@ -16,7 +16,7 @@ TORCH_PIN ?= torch==2.13.0
 CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
 
-.PHONY: help book pdf check-pdf test test-fast test-portable test-oracle check-gpt2 check-html check-a11y check-lab bench-widgets-live lab lint lint-workflow outputs bench ioi-model vendor clean distclean
+.PHONY: help book pdf check-pdf test test-fast test-portable test-oracle check-gpt2 check-html check-a11y check-lab bench-widgets-live lab lint lint-workflow outputs pin bench ioi-model vendor clean distclean
 
 help:  ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' Makefile | sed 's/:.*## /\t/'
@@ -190,6 +190,9 @@ lint-workflow: $(STAMP)  ## check .github/workflows/*.yml with actionlint
 
 # make outputs CHAPTER=13 regenerates one chapter's notebook (a number or a name; several: CHAPTER="13 14")
 CHAPTER ?=
+pin: $(STAMP)  ## after committing a change to src/byhand: pin every notebook's Colab cell to that commit (runs nothing)
+	$(BIN)/python tools/outputs.py --pin
+
 outputs: $(STAMP)  ## generate the readers' notebooks notebooks/*.ipynb from the sources book/*.md, executed (CHAPTER=13: one)
 	$(BIN)/python tools/outputs.py $(CHAPTER)
 

@@ -2,6 +2,7 @@
 import importlib.util
 from pathlib import Path
 
+import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -92,3 +93,59 @@ def test_nbval_compares_a_written_out_macro_with_the_macro_a_fresh_run_prints():
         for pattern, replace in rules:
             fresh, stored = re.sub(pattern, replace, fresh), re.sub(pattern, replace, stored)
         assert stored == fresh, name
+
+
+def test_an_answer_cell_moves_below_its_solution_and_nothing_else_moves():
+    md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+    cells = [md("### Exercise a.1\n\nPredict."), code("answer_box('a.1')"), code("x = get('a.1').solve().answer"),
+             md("<details>\n<summary>Solution</summary>\n\nIt is 3.\n\n</details>"), md("### Exercise a.2"),
+             code("y = get('a.2').solve().cases"), code("check('a.2', f)"),  # a code cell between: stays
+             md("<details>\n<summary>Solution</summary>\n\n</details>")]
+    moved = outputs.answers_below_solutions(cells)
+    assert [c.source[:12] for c in moved] == [c.source[:12] for c in [cells[k] for k in (0, 1, 3, 2, 4, 5, 6, 7)]]
+
+
+def test_in_every_readers_notebook_each_answer_comes_after_its_solution_and_folded_cells_fold_in_colab():
+    for path in sorted(outputs.OUT.glob("[0-9]*.ipynb")):
+        cells = nbformat.read(path, as_version=4).cells
+        for k, cell in enumerate(cells):
+            if cell.cell_type == "code" and cell.metadata.get("jupyter", {}).get("source_hidden"):
+                assert cell.metadata.get("cellView") == "form", f"{path.name} cell {k}: folded, but not in Colab"
+            if cell.cell_type == "code" and ".solve().answer" in cell.source:
+                heading = max(i for i in range(k) if "### Exercise" in cells[i].source)
+                assert any(outputs.SOLUTION in cells[i].source for i in range(heading, k)), \
+                    f"{path.name} cell {k} computes an answer before its exercise's solution"
+
+
+COLAB = '''# On Colab only.
+import sys
+
+if "google.colab" in sys.modules:
+    import subprocess
+
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q",
+                    "byhand @ git+https://github.com/every-number/every-number"], check=True)'''
+
+
+def test_the_colab_cell_is_pinned_to_a_commit_and_pinning_again_replaces_the_pin():
+    once = outputs.pin_colab(COLAB, "a" * 40, "c" * 12)
+    assert '"byhand @ git+https://github.com/every-number/every-number"\n' in once
+    assert once.count('"@' + "a" * 40 + '"], check=True)') == 1
+    assert "# The library as of commit aaaaaaaaaaaa (content cccccccccccc)" in once
+    assert outputs.pinned(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(once)])) == ("a" * 40, "c" * 12)
+    twice = outputs.pin_colab(once, "b" * 40, "d" * 12)
+    assert "a" * 12 not in twice and twice.count("# The library") == 1
+    assert outputs.PIN.sub("", twice) == COLAB
+    with pytest.raises(ValueError, match="does not run pip"):
+        outputs.pin_colab("import sys", "a" * 40, "c" * 12)
+
+
+def test_a_notebook_pinned_to_another_library_is_a_lint_finding(tmp_path):
+    if outputs.library_id() is None:
+        pytest.skip("not a git checkout")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(outputs.pin_colab(COLAB, "a" * 40, "0" * 12))])
+    nbformat.write(nb, tmp_path / "01_x.ipynb")
+    assert "not the library at HEAD" in outputs.pin_problems([tmp_path / "01_x.ipynb"])[0]
+    nb.cells[0].source = COLAB
+    nbformat.write(nb, tmp_path / "01_x.ipynb")
+    assert "pins no commit" in outputs.pin_problems([tmp_path / "01_x.ipynb"])[0]

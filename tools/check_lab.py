@@ -193,7 +193,10 @@ READ_JS = """() => {
   const images = [...document.querySelectorAll('.jp-Notebook img')];
   const broken = images.filter(i => !(i.complete && i.naturalWidth > 0))
       .map(i => (i.getAttribute('alt') || i.getAttribute('src') || '').slice(0, 60));
-  return {texts, maths, errors, red, images: images.length, broken};
+  // an output JupyterLab cannot show (e.g. a glue record's private MIME type) reads "No renderer could be found"
+  const norender = [...document.querySelectorAll('.jp-Notebook .jp-OutputArea-output')]
+      .filter(o => o.innerText.includes('No renderer could be found')).length;
+  return {texts, maths, errors, red, images: images.length, broken, norender};
 }"""
 # Runs in the page: shut down every kernel (the notebooks are read, not run), with the page's XSRF cookie.
 SHUT_KERNELS_JS = """async () => {
@@ -240,7 +243,8 @@ def read_every_notebook(base: str, names: list[str], shots: Path) -> tuple[list[
                      f"{len(seen['red'])} undefined macro(s): {seen['red'][:3]}" if seen["red"] else "",
                      f"raw MyST: {raw[:2]}" if raw else "",
                      f"TeX left untypeset: {untypeset[:2]}" if untypeset else "",
-                     f"{len(seen['broken'])} image(s) not shown: {seen['broken'][:2]}" if seen["broken"] else ""]
+                     f"{len(seen['broken'])} image(s) not shown: {seen['broken'][:2]}" if seen["broken"] else "",
+                     f"{seen['norender']} output(s) JupyterLab cannot show" if seen["norender"] else ""]
             found = [f for f in found if f]
             problems += [f"{name}: {f}" for f in found]
             lines.append(f"  {'FAIL' if found else 'ok  '} {name}: {len(seen['texts'])} Markdown cells, "

@@ -8,7 +8,8 @@ reader would trip over that no output comparison sees. One line per finding, exi
   with their tags, are exactly the source's: the two cannot drift (regenerate with `make outputs`);
 - executed top to bottom in one fresh kernel (execution counts 1..n), no stored errors outside `raises-exception`
   cells, no cell tagged both `raises-exception` and `nbval-raises-exception`;
-- the first code cell is the Colab guard, and no cell edits sys.path or runs `pip` outside it;
+- the first code cell is the Colab guard, installing the library as it is at HEAD (its commit, written in by
+  tools/outputs.py; `make pin` after committing a library change), and no cell edits sys.path or runs `pip` outside it;
 - widget and static-slider cells are tagged `nbval-ignore-output` (their outputs are not comparable);
 - no cell ends in a bare `glue(...)`, which prints the raw value on the page (a trailing ';' does not silence it
   when nbval runs the cell);
@@ -40,6 +41,7 @@ WIDGET = re.compile(r"\b(interactive_view|static_slider|interact|interactive_out
 # prose with math, code, glue and other roles, link targets and HTML tags taken out: what a typed number hides in
 PROSE_ONLY = re.compile(r"\$\$.*?\$\$|\$[^$\n]+\$|```.*?```|`[^`\n]*`|\{[a-z:]+\}`[^`]*`|\]\([^)]*\)|<[^>]+>", re.S)
 DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+(?![\w.])")
+UNPIN = re.compile(r'^[ \t]*# The library as of commit .*\n|\n[ \t]*"@[0-9a-f]{40}"', re.M)  # as outputs.PIN
 PIP = re.compile(r"(^|\n)\s*[!%]pip\b|\bpip install\b")
 
 
@@ -136,13 +138,22 @@ def drift(source: Path) -> list[str]:
     if not made.exists():
         return [f"{rel}: missing; generate it from {source.name} with `make outputs CHAPTER={source.stem}`"]
     want = [(c.source, c.metadata.get("tags", [])) for c in jupytext.read(source).cells if c.cell_type == "code"]
-    have = [(c.source, c.metadata.get("tags", [])) for c in nbformat.read(made, as_version=4).cells
-            if c.cell_type == "code"]
+    have = [(UNPIN.sub("", c.source), c.metadata.get("tags", [])) for c in nbformat.read(made, as_version=4).cells
+            if c.cell_type == "code"]  # the Colab cell's pin is the readers' notebook's own (tools/outputs.py)
     if len(want) != len(have):
         return [f"{rel}: {len(have)} code cells, its source {source.name} has {len(want)}: run "
                 f"`make outputs CHAPTER={source.stem}`"]
     return [f"{rel}: code cell {k} differs from {source.name} ({'tags' if w[0] == h[0] else 'source'}): run "
             f"`make outputs CHAPTER={source.stem}`" for k, (w, h) in enumerate(zip(want, have)) if w != h][:3]
+
+
+def colab_pins(paths: list[Path]) -> list[str]:
+    """The Colab cell of each chapter's notebook installs the library as it is at HEAD (tools/outputs.py pins it)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("outputs_tool", ROOT / "tools" / "outputs.py")
+    outputs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(outputs)
+    return outputs.pin_problems(paths)
 
 
 def main() -> int:
@@ -161,6 +172,7 @@ def main() -> int:
         elif not (ROOT / "notebooks" / f"{src.stem}.ipynb").exists():
             found.append(f"notebooks/{src.stem}.ipynb: the readers' copy of {src.name} is missing "
                          "(make outputs)")
+    found += colab_pins([p for p in notebooks if p.stem[:2].isdigit()])
     for line in found:
         print(line)
     print(f"nblint: {len(notebooks)} notebooks, {len(found)} finding(s)")

@@ -9,6 +9,14 @@ plain Markdown that reads right with no extension:
 - ``{cite}`key``` becomes "[Author et al., year]", as on the page, linked to the bibliography notebook;
 - ``{ref}`label``` becomes the title of the chapter or section it points to, linked;
 - ``(label)=`` becomes an HTML anchor, a dropdown becomes ``<details>``, an admonition a quote with its title;
+- a cell that computes an exercise's answer (``get(...).solve()``) moves below that exercise's solution (only
+  Markdown lies between, so nothing runs in a different order), and every cell folded on the page is folded in the
+  notebook for JupyterLab (``source_hidden``) and for Colab (``cellView: form``, which shows "Show code"): a reader
+  in any of them, or in a viewer that folds nothing, meets the answer only past the solution;
+- the Colab cell installs the library as of the commit that last changed it (``src/byhand``, ``pyproject.toml``),
+  which is the library this notebook's outputs were made with; a comment in the cell names the library's content id.
+  After committing a change to the library, ``make pin`` (``--pin``) writes the new commit into every notebook
+  without executing anything, and ``make lint`` fails until it has;
 - the book's TeX macros (``\\dmodel``, ``\\softmax``, …, defined for the site in ``_config.yml``) are written out in
   full, since JupyterLab, Colab and GitHub's viewer typeset with their own MathJax and cannot be given the book's
   configuration (a ``\\newcommand`` cell works in JupyterLab only once that cell has rendered, and not everywhere).
@@ -29,6 +37,7 @@ import copy
 import hashlib
 import json
 import re
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -300,6 +309,107 @@ def glued_values(nb) -> dict[str, dict]:
     return glued
 
 
+SOLUTION = "<summary>Solution</summary>"
+PACKAGE = "byhand @ git+https://github.com/every-number/every-number"  # as the chapters' Colab cell writes it
+LIBRARY = ("src/byhand", "pyproject.toml")  # what the Colab cell installs
+# a pin, as pin_colab writes it: a comment line, and the commit as a string continuing the package's
+PIN = re.compile(r'^[ \t]*# The library as of commit .*\n|\n[ \t]*"@[0-9a-f]{40}"', re.M)
+
+
+def _git(*args: str) -> str | None:
+    run = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
+    return run.stdout.strip() if run.returncode == 0 else None
+
+
+def library_id(rev: str = "HEAD") -> str | None:
+    """The library's content at a commit as one short id (from git's ids of src/byhand and pyproject.toml), or
+    None where git cannot say (not a checkout, or the commit is not in this clone)."""
+    ids = _git("rev-parse", *[f"{rev}:{p}" for p in LIBRARY])
+    return hashlib.sha1(ids.encode()).hexdigest()[:12] if ids else None
+
+
+def library_commit() -> str | None:
+    """The last commit that changed the library (HEAD in a shallow clone whose history starts after it)."""
+    return _git("log", "-1", "--format=%H", "--", *LIBRARY) or _git("rev-parse", "HEAD")
+
+
+def pin_colab(source: str, commit: str, lib: str) -> str:
+    """The Colab cell, installing the library as of `commit` (content id `lib`), with a line that says so."""
+    source = PIN.sub("", source)
+    at = source.find(f'"{PACKAGE}"')
+    run = source.rfind("subprocess.run(", 0, at)
+    if at < 0 or run < 0:
+        raise RenderError(f"the Colab cell does not run pip on {PACKAGE!r}")
+    run_line = source.rfind("\n", 0, run) + 1
+    col = at - (source.rfind("\n", 0, at) + 1)  # the package string's column: the commit string goes under it
+    end = at + len(PACKAGE) + 2
+    note = f"{source[run_line:run]}# The library as of commit {commit[:12]} (content {lib}), with which these outputs were made:\n"
+    return source[:run_line] + note + source[run_line:end] + f'\n{" " * col}"@{commit}"' + source[end:]
+
+
+def pinned(nb) -> tuple[str, str] | None:
+    """(commit, content id) that a readers' notebook's Colab cell installs, or None."""
+    code = next((c for c in nb.cells if c.cell_type == "code"), None)
+    m = code and re.search(r'"@([0-9a-f]{40})"', code.source)
+    n = code and re.search(r"# The library as of commit .*\(content ([0-9a-f]{12})\)", code.source)
+    return (m.group(1), n.group(1)) if m and n else None
+
+
+def pin_problems(paths: list[Path]) -> list[str]:
+    """Each readers' notebook whose Colab cell does not install the library as it is at HEAD."""
+    head = library_id()
+    if head is None:
+        return []  # not a git checkout: nothing to compare with
+    found = []
+    for path in paths:
+        pin = pinned(nbformat.read(path, as_version=4))
+        if pin is None:
+            found.append(f"notebooks/{path.name}: the Colab cell pins no commit (make outputs)")
+        elif pin[1] != head or library_id(pin[0]) not in (None, head):
+            found.append(f"notebooks/{path.name}: the Colab cell installs the library as of {pin[0][:12]}, which "
+                         f"is not the library at HEAD: commit, then `make pin`")
+    return found
+
+
+def pin_all() -> int:
+    """Write the library's last commit into every readers' notebook's Colab cell; execute nothing."""
+    commit, lib = library_commit(), library_id()
+    if not (commit and lib):
+        raise SystemExit("make pin needs a git checkout")
+    if _git("status", "--porcelain", "--", *LIBRARY):
+        raise SystemExit("the library has uncommitted changes: commit them first, then `make pin`")
+    changed = 0
+    for path in sorted(OUT.glob("[0-9]*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        code = next(c for c in nb.cells if c.cell_type == "code")
+        new = pin_colab(code.source, commit, lib)
+        if new != code.source:
+            code.source, changed = new, changed + 1
+            write(nb, path)
+    print(f"make pin: {changed} notebook(s) now install the library as of {commit[:12]} (content {lib})")
+    return 0
+
+
+def answers_below_solutions(cells: list) -> list:
+    """Move each code cell that computes an exercise's answer (``.solve()``) below the exercise's solution: past the
+    Markdown cells that follow it, up to and including the last one holding a solution. Only Markdown is passed over,
+    so the code cells run in the same order."""
+    cells = list(cells)
+    i = 0
+    while i < len(cells):
+        cell = cells[i]
+        if cell.cell_type == "code" and ".solve()" in cell.source:
+            j = i + 1
+            while j < len(cells) and cells[j].cell_type == "markdown":
+                j += 1
+            last = max((k for k in range(i + 1, j) if SOLUTION in cells[k].source), default=None)
+            if last is not None:
+                cells.insert(last, cells.pop(i))
+                i = last  # the moved cell's new place; the cell now at i was the one after it
+        i += 1
+    return cells
+
+
 def render(nb, stem: str, glued: dict, targets: dict, bib: dict):
     """The readers' copy of an executed notebook (a new object; ``nb`` is left as it is)."""
     nb = copy.deepcopy(nb)
@@ -311,10 +421,16 @@ def render(nb, stem: str, glued: dict, targets: dict, bib: dict):
         else:
             if HIDDEN_TAGS & set(cell.metadata.get("tags", [])):
                 cell.metadata.setdefault("jupyter", {})["source_hidden"] = True  # collapsed, as on the page
+                cell.metadata["cellView"] = "form"  # Colab's folded code ("Show code")
             for out in cell.outputs:
                 if "text/markdown" in out.get("data", {}):
                     out["data"]["text/markdown"] = r.output_links(out["data"]["text/markdown"],
                                                                   f"{stem}.md, code cell {k}")
+    nb.cells = answers_below_solutions(nb.cells)
+    commit, lib = library_commit(), library_id()
+    if commit and lib:
+        first = next(c for c in nb.cells if c.cell_type == "code")
+        first.source = pin_colab(first.source, commit, lib)
     if r.cited:  # the works this chapter cites, where the reader is
         refs = sorted(r.cited, key=lambda k: bib[k]["sort"])
         nb.cells.append(nbformat.v4.new_markdown_cell(
@@ -386,7 +502,14 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("chapters", nargs="*", help='e.g. "13" or "13_scores"; all chapters if none')
     ap.add_argument("--jobs", type=int, default=2, help="notebooks executed at once (default 2)")
+    ap.add_argument("--pin", action="store_true", help="only pin every notebook's Colab cell to the library's "
+                    "last commit (after committing a change to src/byhand); executes nothing")
     args = ap.parse_args(argv)
+    if args.pin:
+        return pin_all()
+    if _git("status", "--porcelain", "--", *LIBRARY):
+        print("note: src/byhand or pyproject.toml has uncommitted changes; the Colab cells pin the library's last "
+              "commit. Commit, then run `make pin`.", flush=True)
     todo = resolve(args.chapters)
     label_targets(), bibliography()  # fail early on a duplicate label or a broken bibliography
     if not args.chapters:
