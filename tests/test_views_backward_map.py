@@ -41,6 +41,14 @@ def test_text_alternative_and_table_come_from_the_boxes(boxes):
     assert len(rows) == len(boxes) and cols[0] == "walk"
 
 
+def test_table_prints_the_same_digits_as_the_figure_and_its_text(boxes):
+    from byhand.figure import cell
+    alt = backward_map_describe(boxes)
+    _, rows = backward_map_table(boxes)
+    for m, row in zip(boxes[1:], rows[1:]):  # no second rounding: 0.227445 must not become 0.22745, then 0.2275
+        assert cell(row[-1]) == f"{m.norm:.4f}" and f"= {cell(row[-1])}" in alt
+
+
 def test_figure_draws_and_a_forward_only_trace_is_refused(boxes):
     import matplotlib.pyplot as plt
     fig = backward_map_figure(boxes)

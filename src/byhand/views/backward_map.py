@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .machine import KINDS, machine_boxes
+from .machine import draw_box, finish_stacks, machine_boxes
 
 # the chapter's walk: box names of byhand.views.machine, in the order the chapter takes them
 WALK = ("p", "logits", "dec0.ln3", "dec0.ffn.out", "dec0.ffn.pre", "dec0.ln2", "dec0.cross.out",
@@ -69,16 +69,15 @@ def backward_map_describe(boxes: list[MapBox]) -> str:
 
 
 def backward_map_table(boxes: list[MapBox]) -> tuple[list[str], list[list]]:
-    """The figure's data: one row per box, in walking order."""
+    """The figure's data: one row per box, in walking order. Each size is the unrounded norm, so that the table
+    (``byhand.figure.cell``, 4 decimals) prints the same digits as the figure and its text alternative."""
     return (["walk", "side", "box", "gradient entry", "size of the gradient"],
-            [[m.order, m.side, m.label, m.grad or "(the loss)", "" if not m.grad else round(m.norm, 5)]
-             for m in boxes])
+            [[m.order, m.side, m.label, m.grad or "(the loss)", "" if not m.grad else m.norm] for m in boxes])
 
 
 def backward_map_figure(boxes: list[MapBox]):
     """The two stacks of chapter 30's diagram with the arrows reversed, each box showing its gradient's size."""
     import matplotlib.pyplot as plt
-    from matplotlib.patches import FancyBboxPatch, Patch
 
     n_rows = max(m.step for m in boxes) + 1
     fig, ax = plt.subplots(figsize=(7.2, 0.55 * n_rows + 1.3), dpi=100)
@@ -87,8 +86,7 @@ def backward_map_figure(boxes: list[MapBox]):
     at = {}
     for m in boxes:
         x, y = x_of[m.side], m.step
-        ax.add_patch(FancyBboxPatch((x, y - h / 2), w, h, boxstyle="round,pad=0.02",
-                                    fc=KINDS[m.kind][0], ec="0.3", lw=0.8))
+        draw_box(ax, x, y, w, h, m.kind)
         ax.text(x + 0.03, y + 0.13, f"{m.order}. {m.label}", ha="left", va="center", fontsize=7.5)
         ax.text(x + w - 0.03, y - 0.15, _size(m), ha="right", va="center", fontsize=7.5, family="monospace")
         at[m.name] = (x, y)
@@ -103,12 +101,5 @@ def backward_map_figure(boxes: list[MapBox]):
                 arrowprops=dict(arrowstyle="->", lw=1.2, color="tab:red", connectionstyle="arc3,rad=0.25"))
     ax.text((mx + w + cx) / 2, my + h / 2 + 0.1, "into the memory", fontsize=8, color="tab:red", ha="center",
             va="bottom")
-    for side, x in x_of.items():
-        ax.text(x + w / 2, -0.75, side, ha="center", va="top", fontsize=9, weight="bold")
-    ax.set_xlim(-0.05, x_of["decoder"] + w + 0.05)
-    ax.set_ylim(-1.1, n_rows - 0.4)
-    ax.axis("off")
-    ax.legend(handles=[Patch(fc=c, ec="0.3", label=t) for c, t in KINDS.values()], loc="upper left",
-              fontsize=7.5, frameon=False, bbox_to_anchor=(0.0, 1.0))
-    fig.tight_layout()
+    finish_stacks(fig, ax, x_of, w, n_rows)  # stack names, limits, legend: as chapter 30's diagram
     return fig
