@@ -77,9 +77,10 @@ def test_balanced_steps_follow_the_taylor_balance():
     for j in range(Z.size):
         b = balanced_steps(Z, A, j)
         d2, d3 = p[j] * (1 - p[j]), p[j] * (1 - p[j]) * abs(1 - 2 * p[j])
-        assert b.loss == pytest.approx(loss, rel=1e-12)
-        assert b.forward == pytest.approx(2 * np.sqrt(eps * loss / d2), rel=1e-9)
-        assert b.central == pytest.approx((3 * eps * loss / d3) ** (1 / 3), rel=1e-9)
+        scale = np.log(np.sum(np.exp(Z)))  # round-off sits at the size of log Σ e^z, the number L is subtracted from
+        assert b.loss == pytest.approx(loss, rel=1e-12) and b.scale == pytest.approx(scale, rel=1e-12)
+        assert b.forward == pytest.approx(2 * np.sqrt(eps * scale / d2), rel=1e-9)
+        assert b.central == pytest.approx((3 * eps * scale / d3) ** (1 / 3), rel=1e-9)
         assert b.forward < b.central  # central can afford the larger nudge
 
 
@@ -128,6 +129,8 @@ def test_step_table_bounds_only_where_roundoff_rules():
     assert not isinstance(rows[0].forward, Below) and not isinstance(rows[0].central, Below)  # Δ = 1e-2: measured
     assert isinstance(rows[-1].forward, Below) and isinstance(rows[-1].central, Below)  # Δ = 1e-12: bounds
     assert [r.roundoff for r in rows] == sorted(r.roundoff for r in rows)  # round-off grows as Δ shrinks
+    scale = np.log(np.sum(np.exp(z)))  # the size of the two numbers whose difference is L
+    assert all(r.roundoff == pytest.approx(2.0 ** -52 * scale / r.h, rel=1e-12) for r in rows)
     for r in rows:
         exact = secant_state(z, 3, 3, r.h)
         for shown, err in ((r.forward, exact.forward_error), (r.central, exact.central_error)):

@@ -6,15 +6,17 @@ The loss of the right word a, seen as a function of one logit z_j with every oth
 
 (y is 1 at a and 0 elsewhere). A nudge of size h gives the forward difference (L(x+h) − L(x)) / h, with an
 error of order h, and the central difference (L(x+h) − L(x−h)) / 2h, with an error of order h². Below some h,
-rounding in L (about 1e-16 relative) divided by h takes over. ``secant_state`` is the widget callback (pure,
+rounding in L divided by h takes over. L is computed as a difference, log Σ exp(z) − z_a, of two numbers much larger
+than L itself (about 7.7 against 0.39 for the chapter's logits), so its rounding error is about eps |log Σ exp(z)|,
+not eps |L|: the cancellation happens at the size of what is subtracted. ``secant_state`` is the widget callback (pure,
 microseconds); ``error_curve`` sweeps h once for the right panel; ``derivative_view`` returns ``draw(fig, setting)``
 with ``setting = {"h": h}``.
 
-Where the two errors balance (eps = 2^-52, the spacing of float64 numbers near 1; L and its derivatives at the
-starting point):
+Where the two errors balance (eps = 2^-52, the spacing of float64 numbers near 1; lse = |log Σ exp(z)| and the
+derivatives of L at the starting point):
 
-    forward:  (h/2)|L''| = 2 eps |L| / h      gives  h* = 2 sqrt(eps |L| / |L''|)        (of order sqrt(eps))
-    central:  (h^2/6)|L'''| = eps |L| / h     gives  h* = (3 eps |L| / |L'''|)^(1/3)     (of order eps^(1/3))
+    forward:  (h/2)|L''| = 2 eps lse / h    gives  h* = 2 sqrt(eps lse / |L''|)      (of order sqrt(eps))
+    central:  (h^2/6)|L'''| = eps lse / h   gives  h* = (3 eps lse / |L'''|)^(1/3)   (of order eps^(1/3))
 
 ``balanced_steps`` computes both; ``rms_error_curve`` measures the typical error at each h over several nearby
 starting points, so that the lucky zeros of one curve's round-off do not decide where its valley lies.
@@ -125,12 +127,13 @@ def rms_error_curve(z, a: int, j: int, hs, n: int = 16, spacing: float = 0.01) -
 class BalancedSteps:
     """The nudges at which truncation and round-off errors balance, from the Taylor terms."""
 
-    eps: float  # spacing of float64 numbers near 1, 2^-52: round-off in L is about eps |L|
+    eps: float  # spacing of float64 numbers near 1, 2^-52: round-off in L is about eps |log Σ e^z|
     loss: float  # |L| at the starting point
+    scale: float  # |log Σ e^z| at the starting point: the size of the two numbers whose difference is L
     d2: float  # |L''| = p_j (1 − p_j)
     d3: float  # |L'''| = p_j (1 − p_j) |1 − 2 p_j|
-    forward: float  # 2 sqrt(eps |L| / |L''|)
-    central: float  # (3 eps |L| / |L'''|)^(1/3)
+    forward: float  # 2 sqrt(eps scale / |L''|)
+    central: float  # (3 eps scale / |L'''|)^(1/3)
 
 
 def balanced_steps(z, a: int, j: int) -> BalancedSteps:
@@ -138,23 +141,24 @@ def balanced_steps(z, a: int, j: int) -> BalancedSteps:
     z = np.asarray(z, dtype=np.float64)
     p = float(softmax_forward(z)[0][j])
     loss = float(loss_of_logit(z, a, j, z[j]))
+    scale = abs(loss + float(z[a]))  # log Σ e^z = L + z_a: the first of the two numbers L is the difference of
     d2 = p * (1.0 - p)  # the second derivative of log-sum-exp along z_j (the −z_a term is linear)
     d3 = p * (1.0 - p) * abs(1.0 - 2.0 * p)
     if not (d2 > 0 and d3 > 0 and loss > 0):
         raise ValueError("L is flat or zero along this logit (p_j is 0, 1/2 or 1): the estimate does not apply")
     eps = float(np.finfo(np.float64).eps)
-    return BalancedSteps(eps, loss, d2, d3, float(2.0 * np.sqrt(eps * loss / d2)),
-                         float((3.0 * eps * loss / d3) ** (1.0 / 3.0)))
+    return BalancedSteps(eps, loss, scale, d2, d3, float(2.0 * np.sqrt(eps * scale / d2)),
+                         float((3.0 * eps * scale / d3) ** (1.0 / 3.0)))
 
 
 @dataclass(frozen=True)
 class StepRow:
-    """One row of the step-size table: the nudge, both errors, and the round-off scale eps |L| / h."""
+    """One row of the step-size table: the nudge, both errors, and the round-off scale eps |log Σ e^z| / h."""
 
     h: float
     forward: object  # float (the measured error) or byhand.bounds.Below (a bound, where round-off moves the digits)
     central: object
-    roundoff: float  # eps |L| / h: the size of the round-off the quotients divide by h
+    roundoff: float  # eps |log Σ e^z| / h: the round-off of the subtraction, divided by h
 
     def cells(self) -> list:
         """The row as the table prints it: 2 significant digits, or the bound ``< 1e-k``."""
@@ -162,19 +166,20 @@ class StepRow:
         return [f"{self.h:.0e}", show(self.forward), show(self.central), f"{self.roundoff:.0e}"]
 
 
-def step_table(z, a: int, j: int, hs, margin: float = 1000.0, spread: float = 30.0) -> list:
+def step_table(z, a: int, j: int, hs, margin: float = 50.0, spread: float = 1.5) -> list:
     """The forward and central error at each h in ``hs``, printable the same on every CPU.
 
-    Round-off moves a quotient by up to about ten times eps |L| / h, in digits that differ from CPU to CPU. An error
-    is shown as measured only where its Taylor term, (h/2) |L''| or (h^2/6) |L'''|, is more than ``margin`` times
-    that round-off scale; elsewhere it is shown as the power of ten just above Taylor term + ``spread`` eps |L| / h,
-    checked by ``byhand.bounds.below``. Which of the two a cell shows depends on the Taylor terms only, never on noise.
+    Round-off moves a quotient by up to about eps lse / h, lse = |log Σ e^z| (the size of the numbers subtracted), in
+    digits that differ from CPU to CPU. An error is shown as measured only where its Taylor term, (h/2) |L''| or
+    (h^2/6) |L'''|, is more than ``margin`` times that round-off scale; elsewhere it is shown as the power of ten just
+    above Taylor term + ``spread`` eps lse / h, checked by ``byhand.bounds.below``. Which of the two a cell shows
+    depends on the Taylor terms only, never on noise.
     """
     b = balanced_steps(z, a, j)
     rows = []
     for h in np.asarray(hs, dtype=np.float64):
         s = secant_state(z, a, j, float(h))
-        r = b.eps * b.loss / h  # the round-off scale
+        r = b.eps * b.scale / h  # the round-off scale
         shown = []
         for err, taylor, name in ((s.forward_error, h / 2 * b.d2, "forward"),
                                   (s.central_error, h**2 / 6 * b.d3, "central")):
