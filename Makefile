@@ -16,7 +16,7 @@ TORCH_PIN ?= torch==2.13.0
 CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
 
-.PHONY: help book pdf check-pdf test test-fast test-portable test-oracle check-gpt2 check-html check-a11y check-lab bench-widgets-live lab lint lint-workflow outputs pin bench ioi-model vendor clean distclean
+.PHONY: help book pdf check-pdf test test-fast test-portable test-oracle check-gpt2 check-html check-a11y check-lab bench-widgets-live lab lint lint-workflow outputs pin test-floor test-newest bench ioi-model vendor clean distclean
 
 help:  ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' Makefile | sed 's/:.*## /\t/'
@@ -134,6 +134,32 @@ test-portable: $(STAMP)  ## every notebook under nbval on this machine and on si
 	echo "test-portable: $$(ls notebooks/*.ipynb | wc -l) notebooks executed on each of:$$ran"; \
 	if [ -n "$$failed" ]; then echo "test-portable failed on:$$failed"; exit 1; fi; \
 	echo "test-portable: passed on$$ran"
+
+# The lowest supported versions (requirements-floor.txt) and the newest releases of numpy, matplotlib and ipywidgets,
+# each in a venv of its own: every chapter with every assert (nbval-lax: outputs are not compared, since they are
+# the pins'), then every live widget moved through the kernel. The GitHub workflow runs both; .ci/run leaves them to it.
+FLOOR_VENV := .venv-floor
+NEWEST_VENV := .venv-newest
+$(FLOOR_VENV)/.installed: requirements-floor.txt pyproject.toml
+	$(PYTHON) -m venv $(FLOOR_VENV)
+	$(FLOOR_VENV)/bin/python -m pip install -q -r requirements-floor.txt
+	$(FLOOR_VENV)/bin/python -m pip install -q --no-deps -e .
+	touch $@
+$(NEWEST_VENV)/.installed: requirements-floor.txt pyproject.toml
+	$(PYTHON) -m venv $(NEWEST_VENV)
+	$(NEWEST_VENV)/bin/python -m pip install -q -r requirements-floor.txt
+	$(NEWEST_VENV)/bin/python -m pip install -q --upgrade numpy matplotlib ipywidgets ipykernel
+	$(NEWEST_VENV)/bin/python -m pip install -q --no-deps -e .
+	touch $@
+VERSIONS_RUN = $(1)/bin/python -c "import numpy, matplotlib, ipywidgets, ipykernel; print('versions:', \
+	  'numpy', numpy.__version__, 'matplotlib', matplotlib.__version__, 'ipywidgets', ipywidgets.__version__, \
+	  'ipykernel', ipykernel.__version__)" && \
+	$(1)/bin/pytest -q --tb=short -o addopts="" -p no:cacheprovider --nbval-lax --nbval-current-env $(XDIST) notebooks && \
+	$(1)/bin/python benchmarks/bench_widget_latency.py --moves 4 --answers-only --no-burst
+test-floor: $(FLOOR_VENV)/.installed  ## every chapter and live widget under the lowest supported versions (ipywidgets 7.7)
+	$(call VERSIONS_RUN,$(FLOOR_VENV))
+test-newest: $(NEWEST_VENV)/.installed  ## every chapter and live widget under the newest numpy, matplotlib, ipywidgets
+	$(call VERSIONS_RUN,$(NEWEST_VENV))
 
 test-oracle: $(TORCH_STAMP)  ## PyTorch and transformers as independent oracles; a skip counts as a failure
 	BYHAND_REQUIRE_ORACLE=1 $(BIN)/pytest -q -rs tests/oracle | tee $(VENV)/oracle.log

@@ -19,6 +19,7 @@ the new figure leaves the kernel on iopub: the ``comm_msg`` update that carries 
     .venv/bin/python benchmarks/bench_widget_latency.py --variant before   # the Output-based widget it replaced
     .venv/bin/python benchmarks/bench_widget_latency.py --readme           # also write the table into README.md
     .venv/bin/python benchmarks/bench_widget_latency.py --chapters 01 --compare before image-sync book --rounds 2
+    .venv-floor/bin/python benchmarks/bench_widget_latency.py --moves 4 --answers-only --no-burst  # make test-floor
 
 ``--variant`` swaps ``byhand.widgets.interactive_view`` in the kernel before the chapter runs, to compare designs
 (see VARIANTS); ``--compare`` drags one widget under several designs in turn, in one kernel, so that the load falls
@@ -27,7 +28,9 @@ on each alike. Next to the wall time from the move to the figure, the table give
 
 The bar: median under 50 ms and p95 under 100 ms for every widget on a quiet 2-core machine. The load
 average (/proc/loadavg) is printed with the numbers, because on 2 shared cores it moves them several-fold. Exits 1 if
-a widget misses the bar, a figure never came, or the burst ended on a stale frame.
+a widget misses the bar, a figure never came, or the burst ended on a stale frame. ``--answers-only`` drops the bar:
+it checks that every move of every control is answered with a new figure, which is what `make test-floor` asks of
+the lowest supported versions (ipywidgets 7.7 among them), whose kernels this script drives when run by their python.
 """
 from __future__ import annotations
 
@@ -51,8 +54,10 @@ ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "notebooks"  # the readers' notebooks (make outputs), as readers run them
 README = ROOT / "benchmarks" / "README.md"
 MEDIAN_BAR_MS, P95_BAR_MS = 50.0, 100.0
+MOVES = 30  # moves per drag (--moves)
 SLIDERS = {"FloatSliderModel", "IntSliderModel", "FloatLogSliderModel"}
 CHOICES = {"DropdownModel", "ToggleButtonsModel", "SelectModel", "RadioButtonsModel"}
+MULTI = {"SelectMultipleModel"}  # its index is a list: a move picks one option, then the next, …
 
 # Code run in the kernel before the chapter, replacing interactive_view by another design. "book" runs what
 # byhand.widgets has. The others are the alternatives measured when the live design was chosen.
@@ -159,17 +164,25 @@ def widget_chapters() -> list[Path]:
     return [p for p in sorted(BOOK.glob("*.ipynb")) if "interactive_view(" in p.read_text()]
 
 
-def setup_cells(nb_path: Path) -> list[tuple[str, bool]]:
-    """(source, may_raise) of the code cells up to and including the widget cell."""
+def widget_count(nb_path: Path) -> int:
+    """How many widget cells the chapter has."""
+    return sum("interactive_view(" in "".join(c["source"]) for c in json.loads(nb_path.read_text())["cells"]
+               if c["cell_type"] == "code")
+
+
+def setup_cells(nb_path: Path, which: int = 0) -> list[tuple[str, bool]]:
+    """(source, may_raise) of the code cells up to and including the chapter's widget cell number ``which``."""
     nb = json.loads(nb_path.read_text())
-    cells = []
+    cells, seen = [], 0
     for cell in nb["cells"]:
         if cell["cell_type"] != "code":
             continue
         src = "".join(cell["source"])
         cells.append((src, "raises-exception" in cell.get("metadata", {}).get("tags", [])))
         if "interactive_view(" in src:
-            return cells
+            if seen == which:
+                return cells
+            seen += 1
     raise ValueError(f"{nb_path.name} has no widget cell")
 
 
@@ -221,7 +234,8 @@ class Kernel:
             kind, content = msg["msg_type"], msg["content"]
             if kind == "comm_open" and content.get("target_name") == "jupyter.widget":
                 self.comms[content["comm_id"]] = content["data"]["state"]
-            elif kind == "execute_result":
+            elif kind == "execute_result" or (  # ipywidgets 7 shows a returned widget as display_data
+                    kind == "display_data" and "application/vnd.jupyter.widget-view+json" in content["data"]):
                 self.result = content["data"]
             elif kind == "error" and not may_raise:
                 raise RuntimeError("cell failed: " + "\n".join(content["traceback"])[-2000:])
@@ -276,19 +290,23 @@ def find_widgets(k: Kernel) -> list[Widget]:
     controls = ids(k.comms[row], "children")
     image = next((c for c in rest if k.comms[c]["_model_name"] in ("ImageModel", "OutputModel")), None)
     kinds = [k.comms[c]["_model_name"] for c in controls]
-    picks = [c for c, m in zip(controls, kinds) if m in SLIDERS] + [c for c, m in zip(controls, kinds) if m in CHOICES]
-    return [Widget(c, k.comms[c]["_model_name"], k.comms[c].get("description", ""), image, drag(k.comms[c]),
+    picks = ([c for c, m in zip(controls, kinds) if m in SLIDERS]
+             + [c for c, m in zip(controls, kinds) if m in CHOICES | MULTI])
+    return [Widget(c, k.comms[c]["_model_name"], k.comms[c].get("description", ""), image, drag(k.comms[c], MOVES),
                    home(k.comms[c])) for c in picks]
 
 
 def home(state: dict) -> dict:
     """The state a control starts in, as a move would send it."""
-    return {"index": state["index"]} if state["_model_name"] in CHOICES else {"value": state["value"]}
+    return {"index": state["index"]} if state["_model_name"] in CHOICES | MULTI else {"value": state["value"]}
 
 
 def drag(state: dict, n: int = 30) -> list[dict]:
     """``n`` moves of a control, as a hand drags it: from its value toward the far end, bouncing at the ends."""
     kind = state["_model_name"]
+    if kind in MULTI:  # one option picked at a time, then none, round and round
+        grid = [{"index": [i]} for i in range(len(state["_options_labels"]))] + [{"index": []}]
+        return [grid[i % len(grid)] for i in range(n)]
     if kind in CHOICES:
         grid = [{"index": i} for i in range(len(state["_options_labels"]))]
         start = state["index"]
@@ -361,10 +379,10 @@ def p95(xs: list[float]) -> float:
 
 
 @contextlib.contextmanager
-def chapter_kernel(nb: Path, prelude: str = ""):
-    """A kernel in a temporary copy of notebooks/ that has run ``prelude`` and the chapter's cells before its widget cell;
-    yields (kernel, the widget cell's source, seconds the set-up took)."""
-    *before, (widget_src, _) = setup_cells(nb)
+def chapter_kernel(nb: Path, prelude: str = "", which: int = 0):
+    """A kernel in a temporary copy of notebooks/ that has run ``prelude`` and the chapter's cells before its widget
+    cell number ``which``; yields (kernel, the widget cell's source, seconds the set-up took)."""
+    *before, (widget_src, _) = setup_cells(nb, which)
     with tempfile.TemporaryDirectory(prefix="bench-widgets-") as tmp:
         cwd = Path(tmp) / "book"
         shutil.copytree(BOOK, cwd, ignore=shutil.ignore_patterns("_build", ".ipynb_checkpoints"))
@@ -423,7 +441,14 @@ def measure(nb: Path, variant: str, with_burst: bool) -> list[dict]:
     """One row per control that changes the figure: a drag of it from the defaults (the others at their first
     values); the burst for the first control only."""
     rows = []
-    with chapter_kernel(nb, VARIANTS[variant]) as (k, widget_src, setup_s):
+    for which in range(widget_count(nb)):
+        rows += measure_widget(nb, variant, with_burst, which)
+    return rows
+
+
+def measure_widget(nb: Path, variant: str, with_burst: bool, which: int) -> list[dict]:
+    rows = []
+    with chapter_kernel(nb, VARIANTS[variant], which) as (k, widget_src, setup_s):
         controls, still = show_widgets(k, widget_src, nb.name)
         for n, w in enumerate(controls):
             d = drag_series(k, w)
@@ -511,6 +536,7 @@ def main_compare(nbs: list[Path], variants: list[str], rounds: int) -> int:
 
 
 def main() -> int:
+    global MOVES
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--chapters", nargs="*", help="chapter numbers or names (default: every widget chapter)")
     ap.add_argument("--variant", default="book", choices=sorted(VARIANTS))
@@ -520,7 +546,11 @@ def main() -> int:
     ap.add_argument("--compare", nargs="+", choices=sorted(VARIANTS), metavar="VARIANT",
                     help="drag each chapter's widget under these designs in turn, in one kernel, and compare")
     ap.add_argument("--rounds", type=int, default=3, help="rounds of --compare (default 3)")
+    ap.add_argument("--moves", type=int, default=30, help="moves per drag (default 30)")
+    ap.add_argument("--answers-only", action="store_true",
+                    help="fail only on a move not answered (or a stale burst), not on the time bar")
     args = ap.parse_args()
+    MOVES = args.moves
     nbs = widget_chapters()
     if args.chapters:
         nbs = [p for p in nbs if any(p.stem.startswith(c) for c in args.chapters)]
@@ -554,7 +584,7 @@ def main() -> int:
         args.json.write_text(json.dumps({"load": [load_before, load_after], "variant": args.variant, "rows": rows},
                                         indent=1))
     bad = [f"{r['chapter']} {r['control']}" for r in rows if r["answered"] < r["moves"]
-           or not r["median_ms"] < MEDIAN_BAR_MS or not r["p95_ms"] < P95_BAR_MS
+           or (not args.answers_only and not (r["median_ms"] < MEDIAN_BAR_MS and r["p95_ms"] < P95_BAR_MS))
            or (with_burst and "frames" in r and not r["last_ok"])]
     print(f"\nwidgets over the bar ({MEDIAN_BAR_MS:.0f} ms median, {P95_BAR_MS:.0f} ms p95), unanswered or stale: "
           f"{', '.join(bad) if bad else 'none'}")
