@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-VIEWS = ("adamw", "backprop", "derivatives", "dot", "embeddings", "fdstep", "ffn", "gelu", "heads", "inside", "layernorm",
+VIEWS = ("adamw", "backprop", "derivatives", "dot", "embeddings", "fdstep", "ffn", "gelu", "head_removal", "heads", "inside", "layernorm",
          "learning", "logits", "logs", "params", "qkv", "scores", "smoothing", "softmax", "warmup")
 CASES = [pytest.param(view, (), id=view) for view in VIEWS]
 CASES += [pytest.param("nudge", (chapter,), id=f"nudge-chapter{chapter}") for chapter in (20, 21, 22, 23)]
