@@ -57,3 +57,29 @@ def test_figure_draws_and_a_forward_only_trace_is_refused(boxes):
     fwd = {k: v for k, v in toy.exact_path().trace.items() if not k.startswith(("dd", "den", "dX", "dlog"))}
     with pytest.raises(ValueError, match="no gradient"):
         backward_map(fwd)
+
+
+def test_route_frame_at_zero_is_the_map_and_the_shortcut_is_caught_by_finite_differences(boxes):
+    import byhand.encdec as encdec
+    from byhand.layernorm import layernorm_backward
+    from byhand.views.backward_map import route_frame, route_frame_describe, route_frame_label
+
+    full, direct = route_frame(0.0, "full"), route_frame(0.0, "direct")
+    assert [m.norm for m in full.boxes[1:]] == pytest.approx([m.norm for m in boxes[1:]], rel=1e-12)
+    assert full.fd_gap < 1e-8 and direct.fd_gap > 1e-2  # the full Jacobian passes, the shortcut does not
+    assert encdec.layernorm_backward is layernorm_backward  # the shortcut is undone after the frame
+    assert full.loss == pytest.approx(toy.exact_path().loss, rel=1e-14) and full.dlogit_am < 0
+    assert route_frame(6.0).dlogit_am > 0  # far enough up, p_am passes the smoothed target
+    assert "I/σ" in route_frame_label(direct) and "below 1e-8" in route_frame_describe(full)
+    with pytest.raises(ValueError, match="ln must be"):
+        route_frame(0.0, "none")
+
+
+def test_route_frame_draws():
+    import matplotlib.pyplot as plt
+    from byhand.views.backward_map import draw_route_frame, route_frame
+
+    fig = plt.figure(figsize=(7.2, 5.0))
+    draw_route_frame(fig, route_frame(1.5, "direct"))
+    assert len(fig.axes) == 1 and "gap" in fig.axes[0].get_title()
+    plt.close(fig)

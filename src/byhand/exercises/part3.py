@@ -26,8 +26,10 @@ INPUTS = {
     "encoder.2": {"row": np.array([5.0, 1.0, 1.0, 1.0])},
     "smoothing.1": {"eps": 0.2},
     "smoothing.2": {"eps": 0.5},
+    "smoothing.4": {"delta": 6.0},
     "encback.1": {"entry": (2, 0)},
     "encback.2": {"entry": (0, 0), "nudge": 0.01},
+    "encback.4": {"entry": (1, 2)},
     "adam.1": {"t": 100},
 }
 
@@ -147,7 +149,7 @@ def _encoder_2():
     dev = x - x.mean()
     return Solution(y[0], {
         "±1 comes only from an even split; one high entry and three low ones give √3 where the row was high.": 1.0,
-        "layer norm divides by the biased standard deviation (divide by D = 4, not D − 1).":
+        "layer norm divides by the biased standard deviation (divide by d_model = 4, not d_model − 1 = 3).":
             dev[0] / np.sqrt((dev ** 2).sum() / 3),
         "that is the deviation x − μ before dividing by σ.": dev[0]})
 
@@ -230,7 +232,7 @@ def _smoothing_1():
 
 
 @exercise("smoothing.2", "34_output_loss", "predict", 2,
-          "Predict the rounded path's loss at ε_ls = 0.5 from its values at ε_ls = 0 and ε_ls = 0.1", atol=5e-3)
+          "Predict the rounded path's loss at ε_ls = 0.5 from its value at 0.1 and the slope of the line", atol=5e-3)
 def _smoothing_2():
     eps = INPUTS["smoothing.2"]["eps"]
     plain, at01 = _rounded_loss(eps=0.0), _rounded().loss
@@ -263,6 +265,22 @@ def _smoothing_3():
         "that is another convention's target, not this book's: compare each entry with the table of conventions.": over_v_minus_1,
         "the target gets its own share too: 1 − ε_ls + ε_ls/n_vocab, or ỹ no longer sums to 1.": target_unsmoothed},
         _smoothing_cases())
+
+
+@exercise("smoothing.4", "34_output_loss", "predict", 2,
+          "am's entry of ∂ℒ/∂z = p − ỹ after raising am's logit by 6 on the rounded path", atol=5e-4,
+          precision=("dp", 4))
+def _smoothing_4():
+    eps, V, am = toy.LABEL_SMOOTHING, len(toy.TGT_VOCAB), _am()
+    z = _rounded().logits.copy()
+    z[am] += INPUTS["smoothing.4"]["delta"]
+    p_am = float(softmax_forward(z)[0][am])
+    q_am = 1 - eps + eps / V
+    return Solution(p_am - q_am, {
+        "that subtracts 1 − ε_ls: you forgot the smoothing mass on am itself, ε_ls/n_vocab, which every word gets.":
+            p_am - (1 - eps),
+        "that subtracts 1, the one-hot target; the smoothed target gives am 1 − ε_ls + ε_ls/n_vocab.": p_am - 1,
+        "that is ỹ − p, the sign flipped: the gradient of the loss is p − ỹ.": q_am - p_am})
 
 
 # --- 35: the backward pass ----------------------------------------------------------------------------------------
@@ -315,6 +333,21 @@ def _encback_3():
         "that is a ⊙ g, the diagonal of the Jacobian only; subtract the weighted mean Σ a_j g_j first.": times_a,
         "multiply by a after subtracting the mean: a ⊙ (g − Σ a_j g_j).": diag_minus_outer_forgotten},
         _softmax_row_cases())
+
+
+@exercise("encback.4", "35_encdec_backward", "by hand", 1,
+          "One entry of the memory's gradient, ∂ℒ/∂ENC = ∂ℒ/∂K W_Kᵀ + ∂ℒ/∂V W_Vᵀ, with W_K = W_V = I",
+          atol=1e-5, precision=("dp", 5))
+def _encback_4():
+    t, j = INPUTS["encback.4"]["entry"]
+    tr = _exact().trace
+    dK = np.concatenate(list(tr["ddec0.cross.K"]), axis=-1)[t, j]  # both heads side by side: (T_s, d_model)
+    dV = np.concatenate(list(tr["ddec0.cross.V"]), axis=-1)[t, j]
+    return Solution(float(dK + dV), {
+        "that is the values' path alone: the memory also feeds the keys, and the two paths add.": float(dV),
+        "that is the keys' path alone: the memory also feeds the values, and the two paths add.": float(dK),
+        "the two paths add: a variable used twice gets the sum of both gradients, not their difference.":
+            float(dV - dK)})
 
 
 # --- 36: Adam and the warm-up schedule ----------------------------------------------------------------------------

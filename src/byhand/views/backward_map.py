@@ -81,6 +81,17 @@ def backward_map_figure(boxes: list[MapBox]):
 
     n_rows = max(m.step for m in boxes) + 1
     fig, ax = plt.subplots(figsize=(7.2, 0.55 * n_rows + 1.3), dpi=100)
+    _draw_map(fig, ax, boxes)
+    return fig
+
+
+BAR_DECADES = (-4, 1)  # the route player's bars: log10 of the gradient size at an empty and at a full bar
+
+
+def _draw_map(fig, ax, boxes: list[MapBox], bars: bool = False) -> None:
+    from matplotlib.patches import Rectangle
+
+    n_rows = max(m.step for m in boxes) + 1
     x_of = {"encoder": 0.0, "decoder": 1.2}
     w, h = 0.95, 0.62
     at = {}
@@ -89,6 +100,11 @@ def backward_map_figure(boxes: list[MapBox]):
         draw_box(ax, x, y, w, h, m.kind)
         ax.text(x + 0.03, y + 0.13, f"{m.order}. {m.label}", ha="left", va="center", fontsize=7.5)
         ax.text(x + w - 0.03, y - 0.15, _size(m), ha="right", va="center", fontsize=7.5, family="monospace")
+        if bars and m.grad:  # a bar whose length is the gradient's size on a log scale, so frames can be compared
+            lo, hi = BAR_DECADES
+            frac = float(np.clip((np.log10(max(m.norm, 10.0**lo)) - lo) / (hi - lo), 0.0, 1.0))
+            ax.add_patch(Rectangle((x + 0.03, y - 0.22), 0.42 * w, 0.14, fc="white", ec="0.5", lw=0.5))
+            ax.add_patch(Rectangle((x + 0.03, y - 0.22), 0.42 * w * frac, 0.14, fc="0.25", ec="none"))
         at[m.name] = (x, y)
     for side in x_of:
         col = sorted((m for m in boxes if m.side == side), key=lambda m: m.step)
@@ -102,4 +118,89 @@ def backward_map_figure(boxes: list[MapBox]):
     ax.text((mx + w + cx) / 2, my + h / 2 + 0.1, "into the memory", fontsize=8, color="tab:red", ha="center",
             va="bottom")
     finish_stacks(fig, ax, x_of, w, n_rows)  # stack names, limits, legend: as chapter 30's diagram
-    return fig
+
+
+# ---- the route map's player: nudge am's logit, or take the layer-norm shortcut, and redraw every box ----------------
+
+LN_MODES = {"full": "full layer-norm Jacobian", "direct": "layer norm taken as I/σ only (wrong)"}
+
+
+@dataclass(frozen=True)
+class RouteFrame:
+    delta: float  # added to am's logit (through the output bias b_out[am])
+    ln: str  # "full" or "direct", a key of LN_MODES
+    boxes: list  # the map's boxes, each with its gradient's size on this frame
+    loss: float
+    dlogit_am: float  # the am entry of p - q at the scored position
+    fd_gap: float  # the largest |walked - finite difference| over the entries of dL/dX_src and dL/dX_tgt
+
+
+def _direct_layernorm_backward(dy, cache):
+    """The tempting shortcut: dx = gamma * dy / sigma, the direct path only (no mean, no variance path)."""
+    from byhand.layernorm import layernorm_backward
+
+    _, dgamma, dbeta = layernorm_backward(dy, cache)  # the parameters' gradients are unchanged
+    return cache["rstd"] * dy * cache["gamma"], dgamma, dbeta
+
+
+def route_frame(delta: float = 0.0, ln: str = "full") -> RouteFrame:
+    """The exact path's backward pass with ``delta`` added to am's logit, walked with the full layer-norm backward
+    (``ln="full"``, ``byhand.encdec`` as it is) or with every layer norm's backward replaced by γ/σ times the
+    upstream gradient (``ln="direct"``); and its inputs' gradients against central finite differences."""
+    import byhand.encdec as encdec
+    from byhand import toy_2017 as toy
+    from byhand.gradcheck import numerical_grads
+    from byhand.loss import cross_entropy_backward, cross_entropy_forward
+
+    if ln not in LN_MODES:
+        raise ValueError(f"ln must be one of {sorted(LN_MODES)}, got {ln!r}")
+    params, config = toy.toy_params(), toy.toy_config()
+    params["b_out"] = params["b_out"].copy()
+    params["b_out"][toy.TGT_VOCAB.index("am")] += delta
+    X_src, X_tgt = toy.toy_inputs()
+
+    def loss_of(X):
+        logits, _ = encdec.encdec_forward_embedded(params, X["X_src"], X["X_tgt"], config)
+        return float(cross_entropy_forward(logits, toy.toy_targets(), label_smoothing=toy.LABEL_SMOOTHING)[0])
+
+    logits, cache = encdec.encdec_forward_embedded(params, X_src, X_tgt, config)
+    loss, c = cross_entropy_forward(logits, toy.toy_targets(), label_smoothing=toy.LABEL_SMOOTHING)
+    dlogits = cross_entropy_backward(1.0, c)
+    saved = encdec.layernorm_backward
+    if ln == "direct":
+        encdec.layernorm_backward = _direct_layernorm_backward
+    try:
+        _, gtrace = encdec.encdec_backward(dlogits, cache)
+    finally:
+        encdec.layernorm_backward = saved
+    trace = {**cache["trace"], "p": c["p"], "q": c["q"], **gtrace}
+    fd = numerical_grads(loss_of, {"X_src": X_src, "X_tgt": X_tgt})
+    gap = max(float(np.abs(gtrace["d" + k] - fd[k]).max()) for k in ("X_src", "X_tgt"))
+    return RouteFrame(float(delta), ln, backward_map(trace), float(loss),
+                      float(dlogits[toy.SCORED, toy.TGT_VOCAB.index("am")]), gap)
+
+
+def route_frame_label(f: RouteFrame) -> str:
+    return f"Δ on am's logit = {f.delta:g}; {LN_MODES[f.ln]}"
+
+
+def _gap_text(gap: float) -> str:
+    return "below 1e-8" if gap < 1e-8 else f"{gap:.4f}"
+
+
+def route_frame_describe(f: RouteFrame) -> str:
+    sizes = "; ".join(f"{m.order}. {m.side} {m.label}: {m.norm:.4f}" for m in f.boxes[1:])
+    return (f"The backward map with Δ = {f.delta:g} added to am's logit, {LN_MODES[f.ln]}. Loss {f.loss:.4f}; "
+            f"am's entry of p - q {f.dlogit_am:.4f}. Gradient sizes: {sizes}. Largest gap between the walked "
+            f"gradient of the inputs X_src, X_tgt and finite differences: {_gap_text(f.fd_gap)}.")
+
+
+def draw_route_frame(fig, f: RouteFrame) -> None:
+    """``static_slider``'s draw: the map of one frame, with its loss, am's gradient and the check in the title."""
+    ax = fig.add_subplot(1, 1, 1)
+    ax.set_title(f"loss {f.loss:.4f}   ∂L/∂z_am = {f.dlogit_am:+.4f}   inputs' gradient vs finite differences: "
+                 f"gap {_gap_text(f.fd_gap)}", fontsize=8, color="tab:red" if f.fd_gap >= 1e-8 else "black")
+    _draw_map(fig, ax, f.boxes, bars=True)  # its tight layout makes room for the title
+    lo, hi = BAR_DECADES
+    ax.text(0.01, 0.72, f"dark bar in a box: its gradient size on a log scale,\nempty at 1e{lo}, full at 1e+{hi}",
+            fontsize=7.5, ha="left", va="top", color="0.25", transform=ax.transAxes)
