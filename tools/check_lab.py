@@ -210,7 +210,8 @@ SHUT_KERNELS_JS = """async () => {
 UNTYPESET = re.compile(r"\$[^$\n]*\\[A-Za-z]+[^$\n]*\$")
 
 
-def read_every_notebook(base: str, names: list[str], shots: Path) -> tuple[list[str], list[str]]:
+def read_every_notebook(base: str, names: list[str], shots: Path, every_shot: bool = False
+                        ) -> tuple[list[str], list[str]]:
     """Open each readers' notebook in JupyterLab, unexecuted, and read it as a reader meets it: every Markdown cell
     rendered and typeset by JupyterLab's own MathJax (which knows none of the book's macros). Returns (problems,
     one line per notebook)."""
@@ -249,7 +250,7 @@ def read_every_notebook(base: str, names: list[str], shots: Path) -> tuple[list[
             problems += [f"{name}: {f}" for f in found]
             lines.append(f"  {'FAIL' if found else 'ok  '} {name}: {len(seen['texts'])} Markdown cells, "
                          f"{seen['maths']} formulas, {seen['images']} images")
-            if found:
+            if found or every_shot:
                 page.screenshot(path=str(shots / f"check_lab_read_{Path(name).stem}.png"), full_page=False)
             page.evaluate(SHUT_KERNELS_JS)  # no idle kernels pile up
         browser.close()
@@ -340,6 +341,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--chapter", default="01_dot_products.ipynb")
     ap.add_argument("--only", nargs="*", help="read only these notebooks (default: every readers' notebook)")
+    ap.add_argument("--screenshots", action="store_true",
+                    help="save each read notebook's first screen (else only those with a problem)")
     args = ap.parse_args()
     if not Path(CHROMIUM).exists():
         print(f"no Chromium at {CHROMIUM}; `make check-lab` installs Debian's chromium", file=sys.stderr)
@@ -360,7 +363,7 @@ def main() -> int:
             lab = start_lab(book, port, tmp, log)
             try:
                 names = sorted(p.name for p in book.glob("*.ipynb")) if not args.only else args.only
-                read_problems, read_lines = read_every_notebook(base, names, shots)
+                read_problems, read_lines = read_every_notebook(base, names, shots, args.screenshots)
                 seen = drive(f"{base}lab/tree/{args.chapter}?reset", base, shots, glued_at)
             finally:
                 lab.terminate()
