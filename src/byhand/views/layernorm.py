@@ -67,7 +67,7 @@ def draw_ln(fig, state: LNState, xlim: tuple[float, float] | None = None):
     ax.set_ylim(lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo))
     ax2.axhline(0, color="gray", lw=0.6, zorder=1)
     after = ax2.bar(i, state.y, color="tab:blue", width=0.7)
-    ref = ax2.bar(i, state.y_ref, fill=False, edgecolor="black", width=0.7, lw=0.8)  # still, painted on top
+    ref = ax2.bar(i, state.y_ref, fill=False, edgecolor="tab:orange", ls="--", width=0.7, lw=1.3, zorder=3)  # still, on top
     ax2.set_ylim(-3, 3)
     ax2.set_xlabel(f"entry of the row (0 to {i[-1]})")
     ax2.set_ylabel("layer-norm output")
@@ -79,7 +79,7 @@ def draw_ln(fig, state: LNState, xlim: tuple[float, float] | None = None):
         mean.set_ydata([new.mean, new.mean])
         title.set_text(f"α·x + b, α = {new.scale:.3g}, b = {new.shift:g}; mean (red) {new.mean:.3f}")
         set_bars(after, new.y)
-        title2.set_text(f"LN; outline: LN(x). Largest gap {np.abs(new.y - new.y_ref).max():.4f}")
+        title2.set_text(f"LN; dashed: LN(x). Largest gap {np.abs(new.y - new.y_ref).max():.4f}")
         return [*bars, mean, title, *after, *ref, title2]
 
     update(state)
@@ -92,7 +92,7 @@ def describe_ln(s: LNState) -> str:
     return (f"Left: bar chart of the {D} entries of the row scaled by α = {fmt(s.scale, '.3g')} and shifted by "
             f"b = {fmt(s.shift, 'g')}, from {fmt(s.x.min(), 3)} to {fmt(s.x.max(), 3)}, with its mean {fmt(s.mean, 3)} "
             f"as a red line; layer norm divides by {fmt(s.std, '.3g')}. Right: its layer norm, from "
-            f"{fmt(s.y.min(), 3)} to {fmt(s.y.max(), 3)}, over the layer norm of the unscaled row (outlined); the "
+            f"{fmt(s.y.min(), 3)} to {fmt(s.y.max(), 3)}, over the layer norm of the unscaled row (dashed orange outline); the "
             f"largest gap between the two is {fmt(s.gap, '.4f')}.")
 
 
