@@ -160,7 +160,9 @@ def _derivatives_2():
     assert abs(central - 3 * x ** 2) < 0.05  # the central difference is h² = 0.01 off: at 3 figures both read 12.0
     return Solution(forward, {
         "that is the exact slope 3x², or the central difference, which lands within Δ² of it; the forward one only "
-        "steps to x + Δ, and is off by about 3xΔ.": central})
+        "steps to x + Δ, and is off by about 3xΔ.": central,
+        "that is the backward difference (f(x) − f(x − Δ))/Δ, which steps to x − Δ and lands below the exact slope; "
+        "the forward one steps to x + Δ.": (f(x) - f(x - h)) / h})
 
 
 @exercise("backprop.1", "05_backprop", "by hand", 2, "One entry of dW = Xᵀ·dY for a 2×2 by 2×3 layer", atol=1e-6)

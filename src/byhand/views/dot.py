@@ -87,7 +87,7 @@ def dot_state(q, k, theta_deg: float = 0.0, j: int = 0, delta: float = 0.0) -> D
 def draw_dot(fig, state: DotState, ylim: tuple[float, float] | None = None,
              bar_lim: float | None = None):
     """Left: each product ``q_i k_i`` as a bar (left axis) and the running total as a line (right axis). Right:
-    ``q·k`` against the angle.
+    ``q·k`` against the angle, before the nudge (a dot) and after it (a ring, joined to the dot by a red stroke).
 
     The products are a few units each and the running total reaches tens, so each has its own axis, with the zeros
     of the two at the same height. Returns ``update(state)``, which moves the bars, the running total, the dot on the
@@ -120,9 +120,14 @@ def draw_dot(fig, state: DotState, ylim: tuple[float, float] | None = None,
     ax2.axhline(0, color="gray", lw=0.6, zorder=1)
     ax2.axvline(90, color="gray", lw=0.6, ls=":", zorder=1)
     ax2.plot(state.thetas, state.curve, color="tab:gray", lw=1.2)
-    (dot,) = ax2.plot([state.theta_deg], [state.before], "o", color="black")
+    (dot,) = ax2.plot([state.theta_deg], [state.before], "o", color="black", label="before the nudge")
+    (link,) = ax2.plot([state.theta_deg] * 2, [state.before, t.total], color="tab:red", lw=2)
+    (after,) = ax2.plot([state.theta_deg], [t.total], "o", mfc="none", mec="tab:red", ms=8, mew=1.5,
+                        label="after the nudge")
+    ax2.legend(loc="upper right", fontsize=7, frameon=False, handletextpad=0.2)
+    ax2.set_ylim(lo, hi)  # the running total's range: it holds the ring after any nudge the widget allows
     ax2.set_xlabel("angle φ between q, k (°)")
-    ax2.set_ylabel("q·k before the nudge")
+    ax2.set_ylabel("q·k")
     ax2.set_xticks([0, 45, 90, 135, 180])
     fig.subplots_adjust(left=0.09, right=0.98, bottom=0.17, top=0.88, wspace=0.6)
 
@@ -132,9 +137,11 @@ def draw_dot(fig, state: DotState, ylim: tuple[float, float] | None = None,
         bars.set_colors(np.where(u.products >= 0, "tab:blue", "tab:red"))
         running.set_ydata(u.running)
         dot.set_data([new.theta_deg], [new.before])
+        link.set_data([new.theta_deg] * 2, [new.before, u.total])  # the nudge's change, as a red stroke
+        after.set_data([new.theta_deg], [u.total])
         nudge = new.update + 0.0  # + 0.0 turns -0.0 into 0.0: no "-0.00" in the title
         title.set_text(rf"$q \cdot k$ = {u.total:.2f}   (nudge adds $q_{{{new.j}}} \Delta$ = {nudge:.2f})")
-        return [bars, running, dot, title]
+        return [bars, running, dot, link, after, title]
 
     update(state)
     return update
@@ -148,7 +155,8 @@ def describe_dot(s: DotState) -> str:
             f"{len(p) - s.negative} positive, {s.negative} negative; the running total ends at "
             f"q·k = {fmt(s.terms.total)}, and the largest term in size is q_{k} k_{k} = {fmt(p[k])}. "
             f"Right: q·k against the angle φ, a cosine from {fmt(s.curve[0])} at 0° to {fmt(s.curve[-1])} at 180°, "
-            f"marked at {fmt(s.before)}.")
+            f"marked at {fmt(s.before)} before the nudge"
+            + (f" and at {fmt(s.terms.total)} after it." if s.delta else "."))
 
 
 def table_dot(s: DotState):
