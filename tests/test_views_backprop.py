@@ -87,3 +87,20 @@ def test_the_left_panel_holds_every_position():
         check_layout(fig, context=f"t = {t}: ")
     (ylim,) = tops
     assert ylim[1] >= max(np.linalg.norm(sg.stream, axis=-1).max(), np.linalg.norm(sg.branch, axis=-1).max())
+
+
+def test_skip_figure_draws_and_describes():
+    from byhand.views.backprop import describe_skips, draw_skips, table_skips
+
+    stages = ("block1.res2", "block1.res1", "block0.res2", "block0.res1", "x0")
+    w, wo = [0.5, 0.6, 0.9, 1.5, 2.0], [0.5, 0.1, 0.02, 0.004, 0.001]
+    fig = Figure()
+    FigureCanvasAgg(fig)
+    draw_skips(fig, w, wo, stages)
+    assert len(fig.axes) == 1 and len(fig.axes[0].lines) == 2
+    text = describe_skips(w, wo, stages)
+    assert "0.001" in text and "2,000 times shorter" in text and "b1.res2" in text
+    cols, rows = table_skips(w, wo, stages)
+    assert cols == ["stage", "with the skips", "no skip"] and rows[-1] == ["x0", 2.0, 0.001]
+    with pytest.raises(ValueError):
+        draw_skips(Figure(), w, [0.0] * 5, stages)

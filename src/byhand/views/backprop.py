@@ -146,3 +146,47 @@ def backprop_view(gtrace: dict, n_layers: int, words=None):
 
     return make_view(lambda setting: stream_state(sg, setting["t"]), draw_stream, sg, words, ymax,
                      describe=lambda st: describe_stream(st, sg, words), table=lambda st: table_stream(st, sg))
+
+
+def draw_skips(fig, with_skips, without_skips, stages) -> None:
+    """The gradient's length at each stage, top first, with every skip kept and with none (log axis, numbers labelled).
+
+    ``with_skips`` and ``without_skips`` are (S,) lengths that share their first entry (the top); ``stages`` names
+    the S stages (trace names such as "block2.res2" ... "x0")."""
+    w, wo = np.asarray(with_skips, dtype=float), np.asarray(without_skips, dtype=float)
+    if w.shape != wo.shape or w.shape != (len(stages),) or np.any(w <= 0) or np.any(wo <= 0):
+        raise ValueError("need two positive length profiles, one entry per stage")
+    ax = fig.subplots()
+    s = np.arange(len(stages))
+    ax.plot(s, w, "o-", color="black", lw=1.6, label="with the skips (the model)")
+    ax.plot(s, wo, "s--", color="tab:red", lw=1.6, label="no skip at any link")
+    for x, v in zip(s, w):
+        ax.annotate(fmt(v, ".3g"), (x, v), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=8)
+    for x, v in zip(s[1:], wo[1:]):
+        ax.annotate(fmt(v, ".2g"), (x, v), textcoords="offset points", xytext=(0, -13), ha="center", fontsize=8,
+                    color="tab:red")
+    ax.set_yscale("log")
+    ax.set_ylim(min(w.min(), wo.min()) / 8, max(w.max(), wo.max()) * 8)
+    ax.set_xticks(s)
+    ax.set_xticklabels([n.replace("block", "b") for n in stages], fontsize=9)
+    ax.set_xlim(-0.4, len(stages) - 0.6)
+    ax.set_xlabel("stage of the stream, top (left) to x0 (right)", fontsize=9)
+    ax.set_ylabel("length of dloss/d(stream) (log)", fontsize=9)
+    ax.legend(fontsize=9, frameon=False, loc="lower left")
+    fig.subplots_adjust(left=0.12, right=0.97, bottom=0.2, top=0.95)
+
+
+def describe_skips(with_skips, without_skips, stages) -> str:
+    """The skip figure in words: the two lengths at the top and at the bottom, and their ratio at the bottom."""
+    names = [n.replace("block", "b") for n in stages]
+    return (f"The length of the loss gradient on the stream at the last position, at each of {len(stages)} stages from "
+            f"{names[0]} down to {names[-1]}, on a log axis. With the skips (black) it starts at "
+            f"{fmt(with_skips[0], '.4g')} and ends at {fmt(with_skips[-1], '.4g')}; with no skip at any link (red) it "
+            f"starts at the same value and ends at {fmt(without_skips[-1], '.2g')}, "
+            f"{with_skips[-1] / without_skips[-1]:,.0f} times shorter.")
+
+
+def table_skips(with_skips, without_skips, stages):
+    """The skip figure's data: one row per stage."""
+    return (["stage", "with the skips", "no skip"],
+            [[n.replace("block", "b"), float(a), float(b)] for n, a, b in zip(stages, with_skips, without_skips)])
