@@ -131,7 +131,7 @@ class RouteFrame:
     ln: str  # "full" or "direct", a key of LN_MODES
     boxes: list  # the map's boxes, each with its gradient's size on this frame
     loss: float
-    dlogit_am: float  # the am entry of p - q at the scored position
+    dlogit_am: float  # the am entry of p - ỹ (byhand's p - q) at the scored position
     fd_gap: float  # the largest |walked - finite difference| over the entries of dL/dX_src and dL/dX_tgt
 
 
@@ -191,7 +191,7 @@ def _gap_text(gap: float) -> str:
 def route_frame_describe(f: RouteFrame) -> str:
     sizes = "; ".join(f"{m.order}. {m.side} {m.label}: {m.norm:.4f}" for m in f.boxes[1:])
     return (f"The backward map with Δ = {f.delta:g} added to am's logit, {LN_MODES[f.ln]}. Loss {f.loss:.4f}; "
-            f"am's entry of p - q {f.dlogit_am:.4f}. Gradient sizes: {sizes}. Largest gap between the walked "
+            f"am's entry of p − ỹ {f.dlogit_am:.4f}. Gradient sizes: {sizes}. Largest gap between the walked "
             f"gradient of the inputs X_src, X_tgt and finite differences: {_gap_text(f.fd_gap)}.")
 
 
