@@ -338,7 +338,8 @@ def weight_sheet() -> list[WeightEntry]:
          "Rows for *je* and *suis* that, scaled by 2 and rounded, plus the positions and rounded again, give the post's "
          "encoder input; the post gives only that input. Rows never looked up are 0."),
         (("E_tgt",), r"E_{\text{tgt}}", "book",
-         "The same for `<bos>` and `i`, chosen to give the decoder input [1, 1, 0, 0], [0, 0, 1, 1], whose sums are equal."),
+         "The same for `<bos>` and `i`, chosen to give the decoder input [1, 1, 0, 0], [0, 0, 1, 1], whose sums are equal: "
+         "the decoder's W_Q = W_K has every entry 1/2, so equal sums give equal queries and keys, and equal scores."),
         (("enc0.attn.W_q", "enc0.attn.W_k", "enc0.attn.W_v", "enc0.attn.W_o", "dec0.self.W_v", "dec0.self.W_o",
           "dec0.cross.W_k", "dec0.cross.W_v", "W_out"),
          r"I_4", "post and book",
