@@ -31,3 +31,19 @@ def test_settings_math_code_and_glue_are_allowed(tmp_path):
 def test_a_glued_number_in_a_dropdown_title_is_flagged(tmp_path):
     found = findings(tmp_path, ":::{dropdown} Deeper: the {glue:text}`n` weights\nBody.\n:::")
     assert len(found) == 1 and "dropdown" in found[0]
+
+
+def test_a_tex_command_eaten_by_a_python_escape_is_flagged(tmp_path, monkeypatch):
+    """"\text" in a non-raw string is a tab and "ext": the Markdown a cell writes shows "ext{LN}" (chapter 35 had it)."""
+    import nbformat
+    nb = nbformat.v4.new_notebook()
+    out = nbformat.v4.new_output("display_data", data={"text/markdown": "| full Jacobian $J_{\text{LN}}$ | 0.1 |"})
+    ok = nbformat.v4.new_output("display_data", data={"text/markdown": r"| full Jacobian $J_{\text{LN}}$ | 0.1 |"})
+    nb.cells = [nbformat.v4.new_code_cell("import sys", execution_count=1),
+                nbformat.v4.new_code_cell("show()", execution_count=2, outputs=[out]),
+                nbformat.v4.new_code_cell("show()", execution_count=3, outputs=[ok])]
+    path = tmp_path / "99_x.ipynb"
+    nbformat.write(nb, path)
+    monkeypatch.setattr(nblint, "ROOT", tmp_path)
+    eaten = [f for f in nblint.lint_notebook(path) if "control character" in f]
+    assert len(eaten) == 1 and "cell 1" in eaten[0] and "'ext{LN'" in eaten[0]

@@ -13,6 +13,7 @@ reader would trip over that no output comparison sees. One line per finding, exi
 - widget and static-slider cells are tagged `nbval-ignore-output` (their outputs are not comparable);
 - no cell ends in a bare `glue(...)`, which prints the raw value on the page (a trailing ';' does not silence it
   when nbval runs the cell);
+- no TeX command eaten by a Python escape (a tab or backspace before letters) in Markdown, LaTeX or HTML a cell writes;
 - no object addresses, machine paths or over-long floats in outputs (print at most 5 decimals, or a bound);
 - no internal nicknames on the page: sources are cited by title;
 - no result typed into a chapter's prose: a decimal with three or more significant digits in a Markdown cell of
@@ -36,6 +37,8 @@ NICKNAMES = re.compile(r"\b(the seed(?:'s|s)?\b|seeds?[ _/-]?00\d|the public (?:
 ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]{6,}")
 MACHINE_PATH = re.compile(r"(/home/\w|/Users/\w|/root/|/tmp/|site-packages|\.venv/)")
 # more than 6 decimals in printed text: noise digits that differ between CPUs (the sanitizer keeps 6)
+# a TeX command eaten by a Python escape in a non-raw string: "\text" -> tab + "ext", "\beta" -> backspace + "eta"
+EATEN_TEX = re.compile(r"[\t\b\f\v\a](?=[A-Za-z])")
 LONG_FLOAT = re.compile(r"(?<![\w.])-?\d+\.\d{7,}(?:e[+-]?\d+)?")
 WIDGET = re.compile(r"\b(interactive_view|static_slider|interact|interactive_output|widgets\.)\b")
 # prose with math, code, glue and other roles, link targets and HTML tags taken out: what a typed number hides in
@@ -113,6 +116,11 @@ def lint_notebook(path: Path) -> list[str]:
             found.append(f"{where}: a path of this machine in the output")
         if m := LONG_FLOAT.search(text):
             found.append(f"{where}: {m.group(0)!r} in the output: print at most 5 decimals, or a bound (byhand.bounds)")
+        written = "\n".join("".join(out.get("data", {}).get(mime, "")) for out in cell.get("outputs", [])
+                            for mime in ("text/markdown", "text/latex", "text/html"))
+        if m := EATEN_TEX.search(written):
+            found.append(f"{where}: a control character before {written[m.end():m.end() + 6]!r} in written Markdown: "
+                         "a TeX command in a non-raw Python string (write r\"...\")")
     return found
 
 

@@ -358,7 +358,7 @@ def weight_sheet() -> list[WeightEntry]:
          "memory row with the post's scores of plus and minus the square root of 2."),
         (("dec0.cross.W_o",), r"W_O^{\text{cross}}", "book",
          "Head 0 writes along [1, 0, −1, 0], `<bos>` against `am`: at the scored row 1 it pushes `<bos>` up and `am` down "
-         "(at row 0, the other way); head 1 cancels the decoder's own pattern. It makes the model confidently "
+         "(at row 0, the other way); head 1 mostly cancels the decoder's own pattern. It makes the model confidently "
          "wrong, as the post's printed row is, so that the training step has something to fix."),
         (("dec0.ffn.W_1",), r"W_1^{\text{dec}} = [I_4 \mid -I_4]", "book",
          "Holds x in one half and -x in the other, so that the ReLU keeps each entry's positive part in one half "

@@ -563,8 +563,8 @@ def _layernorm_3():
         return (x - mu) / np.sqrt(x.var(axis=-1, keepdims=True) + eps)
 
     return Solution(_ln_ref, {
-        "the rows come out with variance (D − 1)/D, not 1: look at how the variance is computed, and compare it "
-        "with the chapter's formula.": unbiased,
+        "the rows come out with variance (d_model − 1)/d_model, not 1: look at how the variance is computed, and "
+        "compare it with the chapter's formula.": unbiased,
         "ε goes inside the square root, with the variance.": eps_outside,
         "after normalising, scale by γ and shift by β.": no_affine}, cases)
 

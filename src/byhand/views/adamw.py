@@ -77,9 +77,9 @@ def adamw_curve(params: dict, grads: dict, batch, config: GPTConfig, opt: AdamWC
 def draw_adamw(fig, state: AdamWState, curve: AdamWCurve):
     """Left: loss after one step against lr (log axis). Right: the loss before, after, and the straight-line guess.
 
-    Both panels' vertical range is fixed by the loss before the step, which no control changes: 0 to twice it on the
-    left, minus it to twice it on the right (a diverging step, or a straight line that predicts a negative loss,
-    runs off the panel; each bar carries its value, so a cut bar still shows its number). Returns
+    Both panels' vertical range is fixed by the loss before the step, which no control changes: 0 to twice it, since a
+    loss cannot be negative (a diverging step, or a straight line that predicts a negative loss, runs off the panel;
+    each bar carries its value, so a cut bar, or one below 0, still shows its number). Returns
     ``update(state)``, which moves the line at lr, the dot, the three bars, their values and both titles to another
     setting and returns those artists (``byhand.live`` redraws only them).
     """
@@ -98,7 +98,7 @@ def draw_adamw(fig, state: AdamWState, curve: AdamWCurve):
     (dot,) = ax.plot([state.lr], [state.loss_after], "o")
     labels = ["before", "after", "straight line\nL + Σ g·Δθ"]
     bars = ax2.bar(labels, [state.loss_before] * 3, color=["tab:gray", "tab:blue", "tab:orange"])
-    lo, hi = -state.loss_before, 2.0 * state.loss_before
+    lo, hi = 0.0, 2.0 * state.loss_before  # a loss is never below 0; a straight line's guess can be, and says so
     ax2.set_ylim(lo, hi)
     ax2.axhline(0, color="black", lw=0.6, zorder=0.5)  # under the bars, as in a moved frame
     ax2.set_ylabel("loss (nats)")
@@ -115,7 +115,7 @@ def draw_adamw(fig, state: AdamWState, curve: AdamWCurve):
         title.set_text(f"η = {new.lr:.3g}: loss {new.loss_before:.4f} → {new.loss_after:.4f}")
         for bar, text, v in zip(bars, values, (new.loss_before, new.loss_after, new.predicted)):
             bar.set_height(v)
-            if v < 0:  # a falling bar: its value just above the zero line
+            if v < 0:  # a bar below 0, out of the panel: its value just above the zero line
                 y, va, color = margin, "bottom", "black"
             elif v > hi - room:  # a bar that reaches the top, or runs off it: the value inside, at its end, in white
                 y, va, color = min(v, hi) - margin, "top", "white"
