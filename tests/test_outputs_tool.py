@@ -105,12 +105,14 @@ def test_an_answer_cell_moves_below_its_solution_and_nothing_else_moves():
     assert [c.source[:12] for c in moved] == [c.source[:12] for c in [cells[k] for k in (0, 1, 3, 2, 4, 5, 6, 7)]]
 
 
-def test_in_every_readers_notebook_each_answer_comes_after_its_solution_and_folded_cells_fold_in_colab():
+def test_in_every_readers_notebook_each_answer_comes_after_its_solution_and_folded_cells_fold_as_on_the_page():
     for path in sorted(outputs.OUT.glob("[0-9]*.ipynb")):
         cells = nbformat.read(path, as_version=4).cells
         for k, cell in enumerate(cells):
             if cell.cell_type == "code" and cell.metadata.get("jupyter", {}).get("source_hidden"):
                 assert cell.metadata.get("cellView") == "form", f"{path.name} cell {k}: folded, but not in Colab"
+            if cell.cell_type == "code" and "hide-cell" in cell.metadata.get("tags", []) and cell.outputs:
+                assert cell.metadata["jupyter"].get("outputs_hidden"), f"{path.name} cell {k}: output not folded"
             if cell.cell_type == "code" and ".solve().answer" in cell.source:
                 heading = max(i for i in range(k) if "### Exercise" in cells[i].source)
                 assert any(outputs.SOLUTION in cells[i].source for i in range(heading, k)), \

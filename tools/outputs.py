@@ -419,9 +419,12 @@ def render(nb, stem: str, glued: dict, targets: dict, bib: dict):
         if cell.cell_type == "markdown":
             cell.source = r.markdown(cell.source, f"{stem}.md, Markdown cell {k}")
         else:
-            if HIDDEN_TAGS & set(cell.metadata.get("tags", [])):
+            tags = set(cell.metadata.get("tags", []))
+            if HIDDEN_TAGS & tags:
                 cell.metadata.setdefault("jupyter", {})["source_hidden"] = True  # collapsed, as on the page
                 cell.metadata["cellView"] = "form"  # Colab's folded code ("Show code")
+            if tags & {"hide-cell", "hide-output"} and cell.outputs:  # the page folds these outputs too
+                cell.metadata.setdefault("jupyter", {})["outputs_hidden"] = True
             for out in cell.outputs:
                 if "text/markdown" in out.get("data", {}):
                     out["data"]["text/markdown"] = r.output_links(out["data"]["text/markdown"],
