@@ -104,3 +104,19 @@ def test_skip_figure_draws_and_describes():
     assert cols == ["stage", "with the skips", "no skip"] and rows[-1] == ["x0", 2.0, 0.001]
     with pytest.raises(ValueError):
         draw_skips(Figure(), w, [0.0] * 5, stages)
+
+
+def test_skip_lengths_and_skips_view():
+    from matplotlib.figure import Figure
+
+    from byhand.views.backprop import skip_lengths, skips_view
+
+    top = np.array([1.0, 0.0])
+    Js = [np.eye(2), 2 * np.eye(2)]
+    assert np.allclose(skip_lengths(top, Js, [True, True]), [1, 2, 6])  # (1 + 1)(1 + 2)
+    assert np.allclose(skip_lengths(top, Js, [False, True]), [1, 1, 3])
+    assert np.allclose(skip_lengths(top, Js, [False, False]), [1, 1, 2])
+    draw = skips_view(top, Js, ("block0.res2", "block0.res1", "x0"), ["ffn", "attn"])
+    for k in range(3):
+        draw(Figure(), {"drop": k})
+    assert "link 2 (attn) removed" in draw.describe({"drop": 2}) and draw.table({"drop": 2})[1][-1] == ["x0", 6.0, 4.0]

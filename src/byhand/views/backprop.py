@@ -148,7 +148,7 @@ def backprop_view(gtrace: dict, n_layers: int, words=None):
                      describe=lambda st: describe_stream(st, sg, words), table=lambda st: table_stream(st, sg))
 
 
-def draw_skips(fig, with_skips, without_skips, stages) -> None:
+def draw_skips(fig, with_skips, without_skips, stages, label: str = "no skip at any link") -> None:
     """The gradient's length at each stage, top first, with every skip kept and with none (log axis, numbers labelled).
 
     ``with_skips`` and ``without_skips`` are (S,) lengths that share their first entry (the top); ``stages`` names
@@ -159,7 +159,7 @@ def draw_skips(fig, with_skips, without_skips, stages) -> None:
     ax = fig.subplots()
     s = np.arange(len(stages))
     ax.plot(s, w, "o-", color="black", lw=1.6, label="with the skips (the model)")
-    ax.plot(s, wo, "s--", color="tab:red", lw=1.6, label="no skip at any link")
+    ax.plot(s, wo, "s--", color="tab:red", lw=1.6, label=label)
     for x, v in zip(s, w):
         ax.annotate(fmt(v, ".3g"), (x, v), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=8)
     for x, v in zip(s[1:], wo[1:]):
@@ -190,3 +190,62 @@ def table_skips(with_skips, without_skips, stages):
     """The skip figure's data: one row per stage."""
     return (["stage", "with the skips", "no skip"],
             [[n.replace("block", "b"), float(a), float(b)] for n, a, b in zip(stages, with_skips, without_skips)])
+
+
+def skip_lengths(top, Js, keep) -> np.ndarray:
+    """The gradient's length at each stage, top first, with the skip at link k kept where ``keep[k]`` and removed
+    elsewhere: link k hands on ``g @ Js[k]`` (the branch's part), plus ``g`` itself only if its skip is kept.
+    Products only: ``Js`` are the branches' measured slopes, top first, and they stay the same in every case."""
+    if len(keep) != len(Js):
+        raise ValueError("need one keep flag per link")
+    g = np.asarray(top, dtype=float)
+    out = [np.linalg.norm(g)]
+    for k, J in zip(keep, Js):
+        g = g @ J + (g if k else 0.0)
+        out.append(np.linalg.norm(g))
+    return np.array(out)
+
+
+@dataclass(frozen=True)
+class SkipState:
+    """One frame of the skip slider: ``drop`` = 0 keeps every skip, ``drop`` = k removes the skip at link k alone."""
+
+    drop: int
+    model: np.ndarray  # (S,) lengths with every skip kept
+    frame: np.ndarray  # (S,) lengths with the skip at link ``drop`` removed
+
+
+def _drop_label(st: SkipState, links) -> str:
+    return "every skip kept" if st.drop == 0 else f"skip at link {st.drop} ({links[st.drop - 1]}) removed"
+
+
+def draw_dropped(fig, st: SkipState, stages, links) -> None:
+    """``draw_skips`` for one frame: black, every skip kept; red, this frame's skips; the length at x0 in the title."""
+    draw_skips(fig, st.model, st.frame, stages, label=_drop_label(st, links))
+    fig.axes[0].set_title(f"{_drop_label(st, links)}: length at x0 = {fmt(st.frame[-1], '.3g')} "
+                          f"(every skip: {fmt(st.model[-1], '.3g')})", fontsize=9)
+    fig.axes[0].legend(fontsize=9, frameon=False, loc="upper left")  # the red curve can fall to the lower left
+    fig.subplots_adjust(top=0.89)
+
+
+def skips_view(top, Js, stages, links):
+    """Return ``draw(fig, setting)`` with ``setting = {"drop": k}``: k = 0 keeps every skip, k = 1 … len(Js) removes
+    the skip at link k and keeps the others. ``links`` names the links, top first (e.g. "block 2 feed-forward")."""
+    if not len(Js) == len(links) == len(stages) - 1:
+        raise ValueError("need one J and one name per link, and one stage more than links")
+    model = skip_lengths(top, Js, [True] * len(Js))
+
+    def state(setting):
+        k = int(setting["drop"])
+        return SkipState(k, model, skip_lengths(top, Js, [j != k - 1 for j in range(len(Js))]))
+
+    def describe(st):
+        return (f"{_drop_label(st, links)}. The length of the loss gradient on the stream at the last position, from "
+                f"{stages[0].replace('block', 'b')} down to x0, on a log axis: with every skip (black) it ends at "
+                f"{fmt(st.model[-1], '.3g')}; in this frame (red) it ends at {fmt(st.frame[-1], '.3g')}.")
+
+    def table(st):
+        return (["stage", "every skip kept", "this frame"],
+                [[n.replace("block", "b"), float(a), float(b)] for n, a, b in zip(stages, st.model, st.frame)])
+
+    return make_view(state, draw_dropped, stages, links, describe=describe, table=table)
