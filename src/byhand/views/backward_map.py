@@ -53,14 +53,26 @@ def backward_map(trace: dict) -> list[MapBox]:
     return out
 
 
+def _before_relu(m: MapBox) -> bool:
+    """The two "4 → 8, ReLU" boxes show the gradient at the pre-activation ã (before the ReLU), not after it."""
+    return m.name.endswith("ffn.pre")
+
+
 def _size(m: MapBox) -> str:
-    return "loss L" if not m.grad else f"‖∂L/∂·‖ = {m.norm:.4f}"
+    if not m.grad:
+        return "loss L"
+    return f"‖∂L/∂{'ã' if _before_relu(m) else '·'}‖ = {m.norm:.4f}"
+
+
+def _step_text(m: MapBox, size: str) -> str:
+    where = " (before the ReLU, at ã)" if _before_relu(m) else ""
+    return f"{m.order}. {m.side} {m.label}{where}: {size}"
 
 
 def backward_map_describe(boxes: list[MapBox]) -> str:
     """The text alternative: the walk, box by box, with the size of the gradient at each box's output."""
     by = {m.name: m for m in boxes}
-    steps = "; ".join(f"{m.order}. {m.side} {m.label}: {_size(m)}" for m in boxes)
+    steps = "; ".join(_step_text(m, _size(m)) for m in boxes)
     return (f"Block diagram of the backward pass of the toy, the boxes of the forward diagram with arrows pointing "
             f"down, numbered in the order the chapter walks them. {steps}. At the decoder's cross-attention the "
             f"gradient forks: one branch goes into the memory at the top of the encoder (red arrow, "
@@ -189,7 +201,7 @@ def _gap_text(gap: float) -> str:
 
 
 def route_frame_describe(f: RouteFrame) -> str:
-    sizes = "; ".join(f"{m.order}. {m.side} {m.label}: {m.norm:.4f}" for m in f.boxes[1:])
+    sizes = "; ".join(_step_text(m, f"{m.norm:.4f}") for m in f.boxes[1:])
     return (f"The backward map with Δ = {f.delta:g} added to am's logit, {LN_MODES[f.ln]}. Loss {f.loss:.4f}; "
             f"am's entry of p − ỹ {f.dlogit_am:.4f}. Gradient sizes: {sizes}. Largest gap between the walked "
             f"gradient of the inputs X_src, X_tgt and finite differences: {_gap_text(f.fd_gap)}.")
