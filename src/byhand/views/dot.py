@@ -124,7 +124,7 @@ def draw_dot(fig, state: DotState, ylim: tuple[float, float] | None = None,
     (link,) = ax2.plot([state.theta_deg] * 2, [state.before, t.total], color="tab:red", lw=2)
     (after,) = ax2.plot([state.theta_deg], [t.total], "o", mfc="none", mec="tab:red", ms=8, mew=1.5,
                         label="after the nudge")
-    ax2.legend(loc="upper right", fontsize=7, frameon=False, handletextpad=0.2)
+    ax2.legend(loc="upper right", fontsize=9, frameon=False, handletextpad=0.2)
     ax2.set_ylim(lo, hi)  # the running total's range: it holds the ring after any nudge the widget allows
     ax2.set_xlabel("angle φ between q, k (°)")
     ax2.set_ylabel("q·k")
