@@ -24,6 +24,8 @@ reader would trip over that no output comparison sees. One line per finding, exi
 """
 from __future__ import annotations
 
+import functools
+import importlib.util
 import re
 import sys
 from pathlib import Path
@@ -44,7 +46,6 @@ WIDGET = re.compile(r"\b(interactive_view|static_slider|interact|interactive_out
 # prose with math, code, glue and other roles, link targets and HTML tags taken out: what a typed number hides in
 PROSE_ONLY = re.compile(r"\$\$.*?\$\$|\$[^$\n]+\$|```.*?```|`[^`\n]*`|\{[a-z:]+\}`[^`]*`|\]\([^)]*\)|<[^>]+>", re.S)
 DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+(?![\w.])")
-UNPIN = re.compile(r'^[ \t]*# The library as of commit .*\n|\n[ \t]*"@[0-9a-f]{40}"', re.M)  # as outputs.PIN
 PIP = re.compile(r"(^|\n)\s*[!%]pip\b|\bpip install\b")
 
 
@@ -146,7 +147,8 @@ def drift(source: Path) -> list[str]:
     if not made.exists():
         return [f"{rel}: missing; generate it from {source.name} with `make outputs CHAPTER={source.stem}`"]
     want = [(c.source, c.metadata.get("tags", [])) for c in jupytext.read(source).cells if c.cell_type == "code"]
-    have = [(UNPIN.sub("", c.source), c.metadata.get("tags", [])) for c in nbformat.read(made, as_version=4).cells
+    have = [(outputs_tool().PIN.sub("", c.source), c.metadata.get("tags", []))
+            for c in nbformat.read(made, as_version=4).cells
             if c.cell_type == "code"]  # the Colab cell's pin is the readers' notebook's own (tools/outputs.py)
     if len(want) != len(have):
         return [f"{rel}: {len(have)} code cells, its source {source.name} has {len(want)}: run "
@@ -155,13 +157,18 @@ def drift(source: Path) -> list[str]:
             f"`make outputs CHAPTER={source.stem}`" for k, (w, h) in enumerate(zip(want, have)) if w != h][:3]
 
 
+@functools.lru_cache(maxsize=None)
+def outputs_tool():
+    """tools/outputs.py, which writes the readers' notebooks (and their Colab pins), loaded once."""
+    spec = importlib.util.spec_from_file_location("outputs_tool", ROOT / "tools" / "outputs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def colab_pins(paths: list[Path]) -> list[str]:
     """The Colab cell of each chapter's notebook installs the library as it is at HEAD (tools/outputs.py pins it)."""
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("outputs_tool", ROOT / "tools" / "outputs.py")
-    outputs = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(outputs)
-    return outputs.pin_problems(paths)
+    return outputs_tool().pin_problems(paths)
 
 
 def main() -> int:

@@ -343,13 +343,19 @@ def pin_colab(source: str, commit: str, lib: str) -> str:
     run_line = source.rfind("\n", 0, run) + 1
     col = at - (source.rfind("\n", 0, at) + 1)  # the package string's column: the commit string goes under it
     end = at + len(PACKAGE) + 2
-    note = f"{source[run_line:run]}# The library as of commit {commit[:12]} (content {lib}), with which these outputs were made:\n"
+    note = (f"{source[run_line:run]}# The library as of commit {commit[:12]} (content {lib}), with which these "
+            "outputs were made:\n")
     return source[:run_line] + note + source[run_line:end] + f'\n{" " * col}"@{commit}"' + source[end:]
+
+
+def colab_cell(nb):
+    """A notebook's first code cell: the Colab guard that installs the library (None if it has no code)."""
+    return next((c for c in nb.cells if c.cell_type == "code"), None)
 
 
 def pinned(nb) -> tuple[str, str] | None:
     """(commit, content id) that a readers' notebook's Colab cell installs, or None."""
-    code = next((c for c in nb.cells if c.cell_type == "code"), None)
+    code = colab_cell(nb)
     m = code and re.search(r'"@([0-9a-f]{40})"', code.source)
     n = code and re.search(r"# The library as of commit .*\(content ([0-9a-f]{12})\)", code.source)
     return (m.group(1), n.group(1)) if m and n else None
@@ -381,7 +387,7 @@ def pin_all() -> int:
     changed = 0
     for path in sorted(OUT.glob("[0-9]*.ipynb")):
         nb = nbformat.read(path, as_version=4)
-        code = next(c for c in nb.cells if c.cell_type == "code")
+        code = colab_cell(nb)
         new = pin_colab(code.source, commit, lib)
         if new != code.source:
             code.source, changed = new, changed + 1
@@ -432,7 +438,7 @@ def render(nb, stem: str, glued: dict, targets: dict, bib: dict):
     nb.cells = answers_below_solutions(nb.cells)
     commit, lib = library_commit(), library_id()
     if commit and lib:
-        first = next(c for c in nb.cells if c.cell_type == "code")
+        first = colab_cell(nb)
         first.source = pin_colab(first.source, commit, lib)
     if r.cited:  # the works this chapter cites, where the reader is
         refs = sorted(r.cited, key=lambda k: bib[k]["sort"])
