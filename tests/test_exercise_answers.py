@@ -1,9 +1,10 @@
 """Every exercise's right answer, pinned by something other than its own ``solve()``.
 
 A numeric exercise's answer is pinned in ``PINNED`` by a closed form or by a value computed apart from byhand, each
-with a one-line reason. The toy GPT's values (chapters 11-24) come from a plain-NumPy forward of the toy's seeded
-weights, written for these tests without any byhand op, with central differences for the gradients; they are kept
-here as literals to ten significant digits. A code exercise's reference is pinned in ``REFERENCES`` by a second
+with a one-line reason. The toy GPT's values (chapters 11-24, reasons starting "plain forward") come from
+``tests/plain_toy.py``, a plain-NumPy forward of the toy's seeded weights with no byhand op, with central differences
+for the gradients; they are kept here as literals to ten significant digits, and ``tests/test_plain_pins.py``
+recomputes every one of them there. A code exercise's reference is pinned in ``REFERENCES`` by a second
 implementation, written here in plain NumPy, that the checker must call right on every test input.
 
 The tolerance rule is checked here too: the right answer rounded to the precision its task asks for (three

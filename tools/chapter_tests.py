@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 from outputs import resolve  # noqa: E402  (the same chapter names `make outputs CHAPTER=` takes)
 
 SHARED = ["tests/test_view_frames.py", "tests/test_view_moves.py", "tests/test_exercises.py",
-          "tests/test_exercise_answers.py"]
+          "tests/test_exercise_answers.py", "tests/test_plain_pins.py"]
 
 
 def plan(names: list[str]) -> tuple[list[str], list[str]]:
