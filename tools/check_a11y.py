@@ -25,6 +25,8 @@ import sys
 import time
 from pathlib import Path
 
+from waits import until  # conditions, not sleeps (tools/waits.py)
+
 ROOT = Path(__file__).resolve().parent.parent
 AXE = ROOT / "_vendor" / "axe" / "axe.min.js"
 TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
@@ -157,7 +159,10 @@ def check_search(browser, base: str, raw_tex) -> tuple[list[tuple[str, str]], st
                                    " === document.querySelectorAll('#search-results p.context').length",
                                    timeout=20000)
             page.evaluate("() => (window.MathJax && MathJax.startup && MathJax.startup.promise) || null")
-            page.wait_for_timeout(500)  # the summaries are typeset as they come
+            # the summaries are typeset as they come: wait for a typeset formula among them (none is a finding)
+            until(page, "() => { const r = document.querySelector('#search-results'); return !!r"
+                        " && !!r.querySelector('mjx-container') && !/\\\\[(\\[]|\\$\\$/.test(r.innerText); }",
+                  timeout=5000)
         except Exception:  # noqa: BLE001 - reported below
             pass
         state = page.evaluate(SEARCH_JS)

@@ -69,6 +69,7 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
+from waits import settled, until  # conditions, not sleeps (tools/waits.py)
 from check_keyboard import check_page as check_keyboard  # the keyboard-only walk (tools/check_keyboard.py)
 from check_a11y import check_search, page_findings as a11y_findings  # axe-core, MathML (tools/check_a11y.py)
 from check_provenance import check_page as check_provenance  # the numbers' popovers (tools/check_provenance.py)
@@ -243,7 +244,7 @@ def open_page(page, base: str, rel: str, errors: list[str], blocked: list[str]) 
             page.wait_for_selector(".widget-subarea .jupyter-widgets", timeout=20000)
         except Exception:  # noqa: BLE001 - reported by the caller
             pass
-    page.wait_for_timeout(300)
+    settled(page)
 
 
 # Opens every closed "Show all …" box (byhand.display) and says how many it opened (they are closed again after).
@@ -259,7 +260,7 @@ def fit_findings(page, width: int) -> list[tuple[str, str]]:
     an item fits, or it scrolls in a box that is a named region Tab reaches, with a line under it that says so."""
     found = []
     if page.evaluate(OPEN_FULL_JS):
-        page.wait_for_timeout(400)  # the page's script measures the boxes again when one opens
+        settled(page)  # the page's script measures the boxes again, in the frame after one opens
     items = page.evaluate(FIT_JS, ITEMS)
     page.evaluate("() => document.querySelectorAll('details.byhand-full[open]').forEach(d => { d.open = false; })")
     for item in items:
@@ -284,7 +285,7 @@ def check_sliders(page) -> tuple[list[tuple[str, str]], int]:
             continue
         before = (img.get_attribute("src"), img.get_attribute("alt"), caption.text_content())
         slider.evaluate("el => { el.value = el.max; el.dispatchEvent(new Event('input')); }")
-        page.wait_for_timeout(50)
+        until(page, "([im, src]) => im.getAttribute('src') !== src", [img, before[0]], timeout=2000)
         after = (img.get_attribute("src"), img.get_attribute("alt"), caption.text_content())
         if after[0] == before[0]:
             found.append(("slider", f"moving static slider {k} did not change its frame"))
@@ -365,7 +366,7 @@ def check_live(page) -> tuple[list[tuple[str, str]], int]:
         page.mouse.down()
         page.mouse.move(box["x"] + 120, box["y"] + box["height"] / 2, steps=5)
         page.mouse.up()
-        page.wait_for_timeout(100)
+        settled(page)  # a readout that a drag changed has changed by the next frame
         page.evaluate("() => window.getSelection().removeAllRanges()")  # the drag selects text; not for the photo
         if readout is not None and readout.inner_text() != text:
             found.append(("live", f"dragging a slider with no kernel changed its readout ({text!r} → "
@@ -383,7 +384,7 @@ def full_shot(page, rel: str, suffix: str = "") -> None:
     width = page.viewport_size["width"]
     height = min(page.evaluate("() => document.documentElement.scrollHeight"), 32000)
     page.set_viewport_size({"width": width, "height": height})
-    page.wait_for_timeout(200)
+    settled(page)
     page.screenshot(path=str(shot_name(rel, suffix)))
 
 

@@ -18,6 +18,8 @@ Every control reached must show a focus ring: a computed outline of at least 2 p
 """
 from __future__ import annotations
 
+from waits import until  # conditions, not sleeps (tools/waits.py)
+
 # pages walked (file name prefixes): 01, 15 and 22 have answer boxes and a static slider, 15 and 22 "Show all …" boxes;
 # 50 is the instructors' exercise index; every one has figures or boxes that scroll at 390 px
 SAMPLE = ("01_", "15_", "22_", "50_")
@@ -75,7 +77,8 @@ def _answer_box(page) -> list[str]:
         page.keyboard.press("Control+A")
         page.keyboard.type(text)
         page.keyboard.press("Enter")
-        page.wait_for_timeout(120)  # a repeated verdict is emptied and set again after 50 ms
+        # a repeated verdict is emptied and set again after 50 ms: wait for the one this answer should get
+        until(page, "([el, w]) => el.innerText.startsWith(w)", [live, want], timeout=2000)
         said = live.inner_text()
         if not said.startswith(want):
             found.append(f"answer box {data['key']}: typing {text!r} and Enter put {said!r} in the live region, "
@@ -101,13 +104,13 @@ def _slider(page) -> list[str]:
 
     first = state()
     page.keyboard.press("ArrowRight")
-    page.wait_for_timeout(50)
+    until(page, "([im, src]) => im.getAttribute('src') !== src", [img, first[0]], timeout=2000)
     second = state()
     for k, part in enumerate(("frame", "text alternative (alt)", "caption line")):
         if second[k] == first[k]:
             found.append(f"static slider: ArrowRight did not change its {part}")
     page.keyboard.press("ArrowLeft")
-    page.wait_for_timeout(50)
+    until(page, "([im, src]) => im.getAttribute('src') === src", [img, first[0]], timeout=2000)
     if state() != first:
         found.append("static slider: ArrowLeft did not bring back the first frame")
     return found
@@ -120,8 +123,7 @@ def _show_all(page) -> list[str]:
     found = tab_to(page, summary, "a “Show all …” box")
     if not found:
         page.keyboard.press("Enter")
-        page.wait_for_timeout(400)
-        if not summary.evaluate("s => s.parentElement.open"):
+        if not until(page, "s => s.parentElement.open", summary, timeout=2000):
             found.append("a “Show all …” box: Enter on its summary did not open it")
         summary.evaluate("s => { s.parentElement.open = false; }")
     return found
@@ -141,8 +143,7 @@ def _scroll_box(page) -> list[str]:
     box.evaluate("el => { el.scrollLeft = 0; }")
     for _ in range(3):
         page.keyboard.press("ArrowRight")
-    page.wait_for_timeout(200)  # smooth scrolling
-    if box.evaluate("el => el.scrollLeft") <= 0:
+    if not until(page, "el => el.scrollLeft > 0", box, timeout=2000):  # smooth scrolling takes a few frames
         found.append("a box that scrolls sideways: ArrowRight did not scroll it")
     box.evaluate("el => { el.scrollLeft = 0; }")
     return found
@@ -155,7 +156,9 @@ def _figure_zoom(page) -> list[str]:
     found = tab_to(page, button, "the “Show this figure full size” button")
     if not found:
         page.keyboard.press("Enter")
-        page.wait_for_timeout(300)
+        until(page, "b => { const w = document.getElementById(b.getAttribute('aria-controls'));"
+                    " const i = w.querySelector('img'); return w.classList.contains('byhand-zoomed')"
+                    " && i.clientWidth >= i.naturalWidth; }", button, timeout=2000)
         wide = button.evaluate("b => { const w = document.getElementById(b.getAttribute('aria-controls')),"
                                " i = w.querySelector('img');"
                                " return [w.classList.contains('byhand-zoomed'), i.clientWidth, i.naturalWidth]; }")
