@@ -25,7 +25,7 @@ import sys
 import time
 from pathlib import Path
 
-from waits import until  # conditions, not sleeps (tools/waits.py)
+from browser import CHROMIUM, FLAGS, NARROW, WIDE, open_page, serve, toc_pages, until  # tools/browser.py
 
 ROOT = Path(__file__).resolve().parent.parent
 AXE = ROOT / "_vendor" / "axe" / "axe.min.js"
@@ -140,7 +140,6 @@ def check_search(browser, base: str, raw_tex) -> tuple[list[tuple[str, str]], st
     """The search page, with a query whose results quote formulas: results come, no raw TeX is left in their
     summaries, the formulas are typeset, and axe finds nothing, in both modes and at both widths. Returns what
     check_html.check_page returns."""
-    from check_html import NARROW, WIDE, open_page
 
     found: list[tuple[str, str]] = []
     errors: list[str] = []
@@ -186,7 +185,6 @@ def check_search(browser, base: str, raw_tex) -> tuple[list[tuple[str, str]], st
 
 def main(argv: list[str]) -> int:
     sys.path.insert(0, str(ROOT / "tools"))
-    from check_html import CHROMIUM, FLAGS, NARROW, WIDE, open_page, serve, toc_pages
     from playwright.sync_api import sync_playwright
 
     nodes = "--nodes" in argv

@@ -96,26 +96,27 @@ def check_page(page) -> tuple[list[tuple[str, str]], dict[str, list[int]]]:
 def main() -> int:
     """Serve a built site, open every page (or those matching the arguments) and print counts and findings."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import check_html  # the server, the browser flags and the page opener of the full check
+    import browser as site_tools  # the server, the browser flags and the page opener (tools/browser.py)
+    from playwright.sync_api import sync_playwright
 
     args = sys.argv[1:]
     if args[:1] == ["--site"]:
-        check_html.SITE = Path(args[1]).resolve()
+        site_tools.SITE = Path(args[1]).resolve()
         args = args[2:]
-    site = check_html.SITE
+    site = site_tools.SITE
     pages = sorted(str(p.relative_to(site)) for p in site.rglob("*.html")
-                   if "_static" not in p.parts and "_sources" not in p.parts and p.name not in check_html.SKIP)
+                   if "_static" not in p.parts and "_sources" not in p.parts and p.name not in site_tools.SKIP)
     pages = [p for p in pages if not args or any(a in p for a in args)]
-    server, base = check_html.serve()
+    server, base = site_tools.serve()
     totals: dict[str, list[int]] = {}
     failed = 0
     try:
-        with check_html.sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=check_html.CHROMIUM, args=check_html.FLAGS)
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=site_tools.CHROMIUM, args=site_tools.FLAGS)
             for rel in pages:
-                context = browser.new_context(viewport={"width": check_html.WIDE[0], "height": check_html.WIDE[1]})
+                context = browser.new_context(viewport={"width": site_tools.WIDE[0], "height": site_tools.WIDE[1]})
                 page = context.new_page()
-                check_html.open_page(page, base, rel, [], [])
+                site_tools.open_page(page, base, rel, [], [])
                 found, counts = check_page(page)
                 context.close()
                 for kind, (n, ok) in counts.items():

@@ -57,8 +57,6 @@ Run by `make check-html`; pages are checked by WORKERS browsers at once (BYHAND_
 from __future__ import annotations
 
 import collections
-import functools
-import http.server
 import json
 import os
 import queue
@@ -69,26 +67,19 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from waits import settled, until  # conditions, not sleeps (tools/waits.py)
+import browser  # the served site, the browser's flags, the page opener, the waits (tools/browser.py)
+from browser import CHROMIUM, FLAGS, NARROW, ROOT, SITE, SKIP, WIDE, open_page, serve, settled, toc_pages, until
 from check_keyboard import check_page as check_keyboard  # the keyboard-only walk (tools/check_keyboard.py)
 from check_a11y import check_search, page_findings as a11y_findings  # axe-core, MathML (tools/check_a11y.py)
 from check_provenance import check_page as check_provenance  # the numbers' popovers (tools/check_provenance.py)
 from check_figures import check_page as check_figures  # the figures' text alternatives (tools/check_figures.py)
 
-ROOT = Path(__file__).resolve().parent.parent
-SITE = ROOT / "_build" / "html"
 SHOTS = ROOT / "_build" / "screenshots"
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")  # Debian's; any Chromium-family binary works
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run"]
-WIDE, NARROW = (1400, 900), (390, 844)
 MAX_PAGE_BYTES = 2_000_000
 # Browsers checking pages at once (one thread and one Chromium each): one browser left two cores two-thirds idle,
 # waiting on page loads and on MathJax. BYHAND_HTML_WORKERS=1 checks one page at a time.
 WORKERS = int(os.environ.get("BYHAND_HTML_WORKERS", "2"))
 RAW_TEX = re.compile(r"\\\(|\\\[|\$\$|\\begin\{|\\frac\{")
-# pages Sphinx makes for itself, not chapters
-SKIP = {"genindex.html", "search.html", "py-modindex.html"}
 # representative chapters: their shared behaviour is driven, and they are photographed at both widths and in dark mode
 # (01: a live widget, static sliders, answer boxes, folded cells; 13: heatmaps and a wide matrix; 22: a long backward
 # page; 25: tables of updates; 40: the trained model's widgets and the largest page)
@@ -186,24 +177,6 @@ LIVE_JS = """() => {
 }"""
 
 
-def toc_pages() -> list[str]:
-    """The HTML path of every file listed in _toc.yml, in order."""
-    names = re.findall(r"^\s*-?\s*(?:file|root):\s*(\S+)", (ROOT / "_toc.yml").read_text(), re.M)
-    return [f"{n}.html" for n in names]
-
-
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):  # one line per request would bury the report
-        pass
-
-
-def serve() -> tuple[http.server.ThreadingHTTPServer, str]:
-    handler = functools.partial(QuietHandler, directory=str(SITE))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}/"
-
-
 def page_weight(path: Path) -> int:
     """Bytes of the page and of the files it references outside _static/ (the vendored assets are shared)."""
     html = path.read_text(errors="replace")
@@ -217,34 +190,6 @@ def page_weight(path: Path) -> int:
         if target.is_file():
             total += target.stat().st_size
     return total
-
-
-def open_page(page, base: str, rel: str, errors: list[str], blocked: list[str]) -> None:
-    """Load a page with the network cut off, and wait for MathJax and the widget manager."""
-    page.on("console", lambda m: errors.append(m.text) if m.type in ("error", "warning") else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
-
-    def route(r):
-        try:
-            if r.request.url.startswith(base):
-                r.continue_()
-            else:
-                blocked.append(r.request.url)
-                r.abort()
-        except Exception:  # noqa: BLE001 - the page navigated away while the request was pending
-            pass
-
-    page.route("**/*", route)
-    page.goto(base + rel, wait_until="load")
-    # MathJax typesets after load; wait for it when the page has math
-    page.wait_for_function("() => !window.MathJax || (MathJax.startup && MathJax.startup.promise)", timeout=20000)
-    page.evaluate("() => (window.MathJax && MathJax.startup && MathJax.startup.promise) || null")
-    if "application/vnd.jupyter.widget-state+json" in (SITE / rel).read_text(errors="replace"):
-        try:
-            page.wait_for_selector(".widget-subarea .jupyter-widgets", timeout=20000)
-        except Exception:  # noqa: BLE001 - reported by the caller
-            pass
-    settled(page)
 
 
 # Opens every closed "Show all …" box (byhand.display) and says how many it opened (they are closed again after).

@@ -18,7 +18,7 @@ Every control reached must show a focus ring: a computed outline of at least 2 p
 """
 from __future__ import annotations
 
-from waits import until  # conditions, not sleeps (tools/waits.py)
+from browser import until  # conditions, not sleeps (tools/browser.py)
 
 # pages walked (file name prefixes): 01, 15 and 22 have answer boxes and a static slider, 15 and 22 "Show all …" boxes;
 # 50 is the instructors' exercise index; every one has figures or boxes that scroll at 390 px
