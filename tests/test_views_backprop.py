@@ -120,3 +120,19 @@ def test_skip_lengths_and_skips_view():
     for k in range(3):
         draw(Figure(), {"drop": k})
     assert "link 2 (attn) removed" in draw.describe({"drop": 2}) and draw.table({"drop": 2})[1][-1] == ["x0", 6.0, 4.0]
+
+
+def test_branch_diagram_adds_the_two_paths_and_reads_well():
+    from byhand.views.backprop import describe_branch, draw_branch, table_branch
+    from layout_check import check_layout
+
+    rng = np.random.default_rng(5)
+    arriving, through = rng.normal(size=64), 0.3 * rng.normal(size=64)
+    columns, rows = table_branch(arriving, through)
+    assert rows[2][1] == pytest.approx(arriving[0] + through[0])
+    assert rows[2][2] == pytest.approx(np.linalg.norm(arriving + through))
+    assert "add" in describe_branch(arriving, through)
+    fig = plt.figure(figsize=(7, 3), dpi=96)
+    draw_branch(fig, arriving, through)
+    check_layout(fig)
+    plt.close(fig)

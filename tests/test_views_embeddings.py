@@ -1,4 +1,5 @@
-"""Tests for byhand.views.embeddings: a nudged embedding moves attention rows and nothing is mutated."""
+"""Tests for byhand.views.embeddings: a row of x0 is a token row plus a position row; a nudged embedding moves
+attention rows and nothing is mutated."""
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
@@ -9,7 +10,7 @@ from byhand.live import LiveFigure
 from layout_check import check_layout
 from byhand.softmax import softmax_forward
 from byhand.toy_gpt import VOCAB, toy_batch, toy_params
-from byhand.views.embeddings import embed_state, embed_view, nudge_trace, swap_change
+from byhand.views.embeddings import embed_state, embed_view, nudge_trace, swap_change, x0_row_state, x0_row_view
 from byhand.widgets import sweep
 
 from live_helpers import pixels
@@ -104,10 +105,45 @@ def test_swap_change_compares_each_token_with_itself():
 
 def live_case():
     """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
-    draw = embed_view(PARAMS)  # the chapter's ranges: j in 0..15, delta in -3..3
-    moves = [{"j": 12, "delta": 0.0}, {"j": 0, "delta": 0.0}, {"j": 15, "delta": 0.0},
-             {"j": 0, "delta": -3.0}, {"j": 15, "delta": 3.0}, {"j": 7, "delta": 1.25}]
-    return draw, moves, sweep({"j": 12, "delta": 0.0}, "delta", [0.0, -3.0, -2.0, -1.0, 1.0, 2.0, 3.0])
+    draw = x0_row_view(PARAMS)  # the chapter's widget: any token of the vocabulary at any position 0..4
+    moves = [{"token": "like", "t": 2}, {"token": "like", "t": 0}, {"token": "like", "t": 4},
+             {"token": "<bos>", "t": 0}, {"token": "mat", "t": 4}, {"token": "transformers", "t": 3}]
+    defaults = {"token": "like", "t": 2}
+    return draw, moves, sweep(defaults, "t", [2, 0, 1, 3, 4]) + sweep(defaults, "token", ["like", "I", "cat"])[1:]
+
+
+@pytest.mark.parametrize("token, t", [("like", 2), ("<bos>", 0), ("mat", 4)])
+def test_x0_row_state_is_token_row_plus_position_row(token, t):
+    s = x0_row_state(PARAMS, token, t)
+    ids, _ = toy_batch()
+    E, P = PARAMS["E"], PARAMS["P"]
+    np.testing.assert_array_equal(s.x_row, E[VOCAB.index(token)] + P[t])
+    assert s.at_t == VOCAB[ids[t]]
+    if VOCAB.index(token) == ids[t]:  # a pair of the toy sentence: its row of x0
+        np.testing.assert_allclose(s.x_row, nudge_trace(PARAMS, "E", (0, 0), 0.0)["x0"][t])
+
+
+def test_x0_row_state_rejects_bad_controls():
+    with pytest.raises(ValueError, match="unknown token"):
+        x0_row_state(PARAMS, "dog", 0)
+    with pytest.raises(ValueError, match="outside 0..4"):
+        x0_row_state(PARAMS, "like", 5)
+
+
+def test_x0_row_view_describes_whether_the_row_is_in_the_sentence():
+    draw = x0_row_view(PARAMS)
+    assert "row 2 of the toy sentence's x_0" in draw.describe({"token": "like", "t": 2})
+    assert "not in its x_0" in draw.describe({"token": "like", "t": 0})
+    columns, rows = draw.table({"token": "like", "t": 2})
+    assert len(rows) == 16 and rows[4][3] == pytest.approx(rows[4][1] + rows[4][2])
+
+
+@pytest.mark.parametrize("setting", [{"token": t, "t": p} for t in VOCAB for p in (0, 4)])
+def test_x0_row_view_reads_well(setting):
+    fig = plt.figure(figsize=(7, 3), dpi=96)
+    x0_row_view(PARAMS)(fig, setting)
+    check_layout(fig)
+    plt.close(fig)
 
 
 @pytest.mark.pixel

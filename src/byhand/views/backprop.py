@@ -249,3 +249,78 @@ def skips_view(top, Js, stages, links):
                 [[n.replace("block", "b"), float(a), float(b)] for n, a, b in zip(stages, st.model, st.frame)])
 
     return make_view(state, draw_dropped, stages, links, describe=describe, table=table)
+
+
+def draw_branch(fig, arriving, through, branch: str = "F: layer norm, W₁, GELU, W₂") -> None:
+    """A block diagram of one residual link, r2 = r1 + F(r1), with its backward pass and its numbers.
+
+    Forward (black, left to right): r1 feeds two places, the skip straight to the addition and the branch F, whose
+    output f joins it there. Backward (red, dashed, right to left): the gradient ``arriving`` on r2 goes down both
+    paths (the addition's slope is 1 for each input), comes back through F as ``through`` (= arriving J_F), and the
+    two add where r1 forked. Each red label gives the vector's length and its entry 0, so the sum can be checked."""
+    arriving, through = np.asarray(arriving, float), np.asarray(through, float)
+    total = arriving + through
+    ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
+    ax.set_xlim(0, 10)
+    ax.set_ylim(0, 4.6)
+    ax.axis("off")
+    black = dict(arrowstyle="-|>", color="black", lw=1.4, mutation_scale=12)
+    red = dict(arrowstyle="-|>", color="tab:red", lw=1.4, ls="--", mutation_scale=12)
+    y0, y1 = 2.3, 3.5  # the skip's height and the branch's height
+    xf, xp = 1.9, 8.3  # the fork (where r1 feeds two places) and the addition
+    ax.text(0.75, y0, "r₁", ha="center", va="center", fontsize=12, bbox=dict(boxstyle="round", fc="white"))
+    ax.text(9.35, y0, "r₂", ha="center", va="center", fontsize=12, bbox=dict(boxstyle="round", fc="white"))
+    ax.plot([1.1, xf], [y0, y0], color="black", lw=1.4)
+    ax.plot([xf], [y0], "o", color="black", ms=5)
+    ax.annotate("", (xp - 0.22, y0), (xf, y0), arrowprops=black)  # the skip
+    ax.plot([xf, xf, xp], [y0, y1, y1], color="black", lw=1.4, zorder=1)  # up into the branch and out of it
+    ax.annotate("", (3.2, y1), (xf, y1), arrowprops=black)
+    ax.text(5.0, y1, branch, ha="center", va="center", fontsize=10, zorder=3,
+            bbox=dict(boxstyle="square", fc="#eeeeee"))
+    ax.annotate("", (xp, y0 + 0.22), (xp, y1), arrowprops=black)  # f joins the addition
+    ax.text(xp + 0.12, (y0 + y1) / 2, "f", ha="left", va="center", fontsize=10)
+    ax.text(xp, y0, "+", ha="center", va="center", fontsize=13, bbox=dict(boxstyle="circle", fc="white"))
+    ax.annotate("", (8.55, y0), (9.0, y0), arrowprops=black)
+    ax.text(5.0, y0 + 0.12, "skip", ha="center", va="bottom", fontsize=10)
+
+    def said(v):
+        return f"length {fmt(np.linalg.norm(v), 3)}, entry 0 = {fmt(v[0], 4)}"
+
+    ax.annotate("", (xf + 0.1, y0 - 0.45), (xp, y0 - 0.45), arrowprops=red)  # the skip, backward
+    ax.text(5.0, y0 - 0.55, f"skip hands on ∂L/∂r₂ whole: {said(arriving)}", ha="center", va="top", fontsize=9,
+            color="tab:red")
+    ax.annotate("", (xf + 0.1, y1 + 0.45), (xp, y1 + 0.45), arrowprops=red)  # the branch, backward
+    ax.text(5.0, y1 + 0.55, f"back through F, ∂L/∂r₂ J_F: {said(through)}", ha="center", va="bottom", fontsize=9,
+            color="tab:red")
+    ax.text(9.35, y0 - 0.45, f"∂L/∂r₂\narrives", ha="center", va="top", fontsize=9, color="tab:red")
+    ax.text(0.15, 0.75, f"where r₁ fed two places the gradients add: ∂L/∂r₁ = {fmt(arriving[0], 4)} + "
+            f"{fmt(through[0], 4)} = {fmt(total[0], 4)} in entry 0; length {fmt(np.linalg.norm(total), 3)}",
+            ha="left", va="center", fontsize=9, color="tab:red")
+    handles = [plt_line("black", "-", "forward: values"), plt_line("tab:red", "--", "backward: gradients")]
+    ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0.0, 0.0), fontsize=9, frameon=False, ncol=2)
+
+
+def plt_line(color: str, ls: str, label: str):
+    """A legend entry: a line of this colour and style."""
+    from matplotlib.lines import Line2D
+
+    return Line2D([], [], color=color, ls=ls, lw=1.4, label=label)
+
+
+def describe_branch(arriving, through) -> str:
+    """The diagram in words, with its numbers."""
+    arriving, through = np.asarray(arriving, float), np.asarray(through, float)
+    total = arriving + through
+    return (f"Block diagram of one residual link, r2 = r1 + F(r1). Forward, r1 feeds two places: the skip goes "
+            f"straight to the addition, and the branch F computes f, which joins it there. Backward, the gradient on "
+            f"r2 (length {fmt(np.linalg.norm(arriving), 3)}, entry 0 = {fmt(arriving[0], 4)}) goes down both paths: "
+            f"the skip hands it on whole, and through F it becomes dL/dr2 J_F (length "
+            f"{fmt(np.linalg.norm(through), 3)}, entry 0 = {fmt(through[0], 4)}). At r1 the two add: entry 0 is "
+            f"{fmt(total[0], 4)}, and the sum has length {fmt(np.linalg.norm(total), 3)}.")
+
+
+def table_branch(arriving, through):
+    """The diagram's numbers: the three gradients, entry 0 and length."""
+    rows = [("dL/dr2, down the skip", arriving), ("dL/dr2 J_F, back through F", through),
+            ("dL/dr1, their sum", np.asarray(arriving, float) + np.asarray(through, float))]
+    return ["gradient", "entry 0", "length"], [[n, float(v[0]), float(np.linalg.norm(v))] for n, v in rows]

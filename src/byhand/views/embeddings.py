@@ -6,7 +6,8 @@ row of one query position in both heads, before and after. One forward of the to
 ``swap_change`` trades the tokens at two positions and measures how far each token's attention output moves,
 with or without the learned positions: causal attention without positions sees which tokens precede a query,
 not in what order. ``embed_view`` draws the nudged row of E beside the attention rows; a move redraws only the
-bars (``byhand.live``).
+bars (``byhand.live``). ``x0_row_state`` and ``x0_row_view`` (the chapter's widget) build one row of x0 from a chosen
+token and position: E[token] + P[t], entry by entry.
 """
 from __future__ import annotations
 
@@ -183,3 +184,99 @@ def embed_view(params: dict, token: str = "like", t: int = 4, delta_max: float =
         return embed_state(params, token, setting["j"], setting["delta"], t)
 
     return make_view(state, draw_embed, row, row_lim, describe=lambda s: describe_embed(s, row), table=table_embed)
+
+
+@dataclass(frozen=True)
+class X0RowState:
+    """One row of x0 built from a chosen token and position: E[token] + P[t]."""
+
+    token: str  # the chosen token
+    t: int  # the chosen position (0-based)
+    e_row: np.ndarray  # (d_model,) E[token], the token part
+    p_row: np.ndarray  # (d_model,) P[t], the position part
+    x_row: np.ndarray  # (d_model,) e_row + p_row, the row of x0 this token would get at position t
+    at_t: str  # the token that stands at position t in the toy sentence
+
+
+def x0_row_state(params: dict, token: str = "like", t: int = 2) -> X0RowState:
+    """The row of x0 that ``token`` gets at position ``t``: E[token] + P[t] (the toy sentence's x0 row t when the
+    sentence has ``token`` at ``t``)."""
+    if token not in VOCAB:
+        raise ValueError(f"unknown token {token!r}")
+    P = np.asarray(params["P"], dtype=np.float64)  # (T_max, d_model)
+    if not 0 <= t < P.shape[0]:
+        raise ValueError(f"position t = {t} is outside 0..{P.shape[0] - 1}")
+    e_row = np.array(params["E"][VOCAB.index(token)], dtype=np.float64)  # (d_model,)
+    p_row = P[t].copy()  # (d_model,)
+    return X0RowState(token, t, e_row, p_row, e_row + p_row, VOCAB[toy_batch()[0][t]])
+
+
+def draw_x0_row(fig, state: X0RowState, lim: tuple[float, float]):
+    """Two panels over the entries j. Top: the token row E[token] (blue) beside the position row P[t] (orange).
+    Bottom: their sum, the row of x0 (purple), with the token row alone outlined in black, so the position's push
+    shows as the gap between outline and bar. ``lim`` is the y-range of every setting (the axes stay still while the
+    controls move). Returns ``update(state)``, which moves the bars and the titles."""
+    d = state.x_row.shape[0]
+    j = np.arange(d)
+    axes = fig.subplots(2, 1, sharex=True)
+    lo, hi = lim
+    zeros = np.zeros(d)
+    e_bars = axes[0].bar(j - 0.19, zeros, color="tab:blue", width=0.38, label="token row")
+    p_bars = axes[0].bar(j + 0.19, zeros, color="tab:orange", width=0.38, label="position row")
+    x_bars = axes[1].bar(j, zeros, color="tab:purple", width=0.7, label="their sum")
+    outline = axes[1].bar(j, zeros, fill=False, edgecolor="black", width=0.7, lw=0.8, label="token row\nalone")
+    titles = []
+    for ax in axes:
+        ax.axhline(0, color="gray", lw=0.6, zorder=1)
+        ax.set_ylim(lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo))
+        ax.set_ylabel("value")
+        ax.legend(fontsize=9, frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5))
+        titles.append(ax.set_title("", fontsize=9, loc="left"))
+    axes[1].set_xticks(np.arange(0, d, 5))
+    axes[1].set_xlabel("entry j")
+    fig.subplots_adjust(left=0.09, right=0.80, bottom=0.15, top=0.91, hspace=0.45)
+
+    def update(s: X0RowState) -> list:
+        moved = [*set_bars(e_bars, s.e_row), *set_bars(p_bars, s.p_row), *set_bars(x_bars, s.x_row),
+                 *set_bars(outline, s.e_row)]
+        ours = f"row {s.t} of our x₀" if s.at_t == s.token else f"not in our x₀ (“{s.at_t}” is at {s.t})"
+        titles[0].set_text(f"E[{s.token}] (id {VOCAB.index(s.token)}), length {fmt(np.linalg.norm(s.e_row))};  "
+                           f"P[{s.t}], length {fmt(np.linalg.norm(s.p_row))}")
+        titles[1].set_text(f"E[{s.token}] + P[{s.t}], length {fmt(np.linalg.norm(s.x_row))}: {ours}")
+        return [*moved, *titles]
+
+    update(state)
+    return update
+
+
+def describe_x0_row(s: X0RowState) -> str:
+    """The figure in words: the three rows' lengths, the entry the position moves most, and whether this is a row of
+    the toy sentence's x0."""
+    k = int(np.argmax(np.abs(s.p_row)))
+    ours = (f"This is row {s.t} of the toy sentence's x_0." if s.at_t == s.token
+            else f"The toy sentence has “{s.at_t}” at position {s.t}, so this row is not in its x_0.")
+    return (f"Bar charts over the {len(s.x_row)} entries: the token row E[{s.token}] (length "
+            f"{fmt(np.linalg.norm(s.e_row))}), the position row P[{s.t}] (length {fmt(np.linalg.norm(s.p_row))}) and "
+            f"their sum (length {fmt(np.linalg.norm(s.x_row))}). The position moves entry {k} most, from "
+            f"{fmt(s.e_row[k], 3)} to {fmt(s.x_row[k], 3)}. {ours}")
+
+
+def table_x0_row(s: X0RowState):
+    """The figure's data: each entry of the token row, the position row and their sum."""
+    return (["entry j", f"E[{s.token}, j]", f"P[{s.t}, j]", "sum"],
+            [[k, s.e_row[k], s.p_row[k], s.x_row[k]] for k in range(len(s.x_row))])
+
+
+def x0_row_view(params: dict):
+    """``draw(fig, setting)``; setting has keys "token" (a word of the vocabulary) and "t" (a position).
+
+    The y-range holds every token row, every position row and every sum, so that the axes stay still while the
+    controls move. ``draw`` returns ``update(setting)`` for ``byhand.live``."""
+    E = np.asarray(params["E"], dtype=np.float64)  # (V, d_model)
+    P = np.asarray(params["P"], dtype=np.float64)  # (T_max, d_model)
+    lim = span(E, P, E[:, None, :] + P[None, :, :])
+
+    def state(setting: dict) -> X0RowState:
+        return x0_row_state(params, setting["token"], setting["t"])
+
+    return make_view(state, draw_x0_row, lim, describe=describe_x0_row, table=table_x0_row)
