@@ -93,7 +93,7 @@ def cases():
            None, None)
     yield ("40 inside the model", "sentence", lambda: inside.inside_state(runs, "mid", 0), None, None)
     yield ("10 toy model", "d_model", lambda: params_view.param_state(32), None, None)
-    yield ("11 embeddings", "nudge an embedding", lambda: embeddings.embed_state(P, "like", 0, 0.5), None, None)
+    yield ("11 embeddings", "token and position", lambda: embeddings.x0_row_state(P, "like", 3), None, None)
     yield ("12 qkv", "nudge x", lambda: qkv.qkv_state(tr["block0.ln1"], P["block0.attn.W_q"],
                                                         P["block0.attn.b_q"], 2, 1, 0, 0.5), None, None)
     yield ("13 scores", "nudge a score", lambda: scores.score_state(S, causal_mask(5), 3, 1, 0.5), None, None)
