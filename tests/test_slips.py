@@ -40,6 +40,24 @@ def test_what_the_slips_break():
 def test_unknown_slip():
     with pytest.raises(ValueError, match="unknown slip"):
         slips.run("typo")
+    with pytest.raises(ValueError, match="unknown slip"):
+        slips.diff("typo")
+
+
+@pytest.mark.parametrize("slip", list(slips.SLIPS))
+def test_each_diff_shows_the_slip_where_its_check_looks(slip):
+    d = slips.diff(slip)
+    assert set(slips.LINES) == set(slips.SLIPS) and slips.LINES[slip][0] != slips.LINES[slip][1]
+    assert d.right.shape == d.slipped.shape and np.abs(d.right - d.slipped).max() > 1e-3  # the row changes
+    assert d.check in (*slips.INVARIANTS, "gradient check", "the post's weight")
+    assert abs(d.measure_slipped - d.measure_right) > 1e-3  # and so does what the check measures
+    if d.check == "gradient check":  # right = finite differences of the slipped code's own loss
+        name = d.where.removeprefix("∂L/∂").split("[")[0]
+        row = int(d.where.split("[")[1].rstrip("]"))
+        fd = numerical_grads(lambda p: slips.loss_of({**toy.toy_params(), name: p["W"]}, slip),
+                             {"W": toy.toy_params()[name]})["W"]
+        np.testing.assert_allclose(d.right, fd[row], atol=1e-8)
+        assert d.measure_right < 1e-8
 
 
 def test_loss_and_grads_is_the_exact_path_with_tables():

@@ -211,5 +211,87 @@ def cross_weight(r: SlipRun) -> float:
     return float(r.trace["dec0.cross.A"][0, toy.SCORED, toy.SCORED])
 
 
-__all__ = ["SLIPS", "INVARIANTS", "SlipRun", "slipped", "run", "loss_of", "invariants", "gradient_gap",
-           "cross_weight"]
+LINES = {  # key: (the line as it should read, the line as the slip writes it)
+    "skip_before_norm": ("res₂ = LN₁ + FFN(LN₁)", "res₂ = res₁ + FFN(LN₁)"),
+    "softmax_wrong_axis": ("A = softmax(S, axis=-1)", "A = softmax(S, axis=-2)"),
+    "mask_after_softmax": ("A = softmax(S, mask=mask)", "A = softmax(S) * mask"),
+    "no_mask": ("A = softmax(S, mask=mask)", "A = softmax(S)"),
+    "ln_by_variance": ("y = (x − μ) / σ", "y = (x − μ) / σ²"),
+    "target_no_own_share": ("ỹ = (1 − ε_ls)·onehot + ε_ls/n_vocab",
+                            "ỹ = (1 − ε_ls)·onehot + ε_ls/n_vocab·(1 − onehot)"),
+    "transposed_dW": ("dW_out = H₁ᵀ (p − ỹ)", "dW_out = (p − ỹ)ᵀ H₁"),
+    "no_sqrt_dk": ("S = Q Kᵀ / √d_k, and dS / √d_k back", "S = Q Kᵀ, and dS back"),
+    "no_sqrt_dk_backward": ("dQ = dS K / √d_k, dK = dSᵀ Q / √d_k", "dQ = dS K, dK = dSᵀ Q"),
+}
+
+
+@dataclass(frozen=True)
+class SlipDiff:
+    """What one slip changes, in numbers: one row of one array where a check looks, right and slipped, and the
+    quantity that check measures on that row, right and slipped."""
+
+    slip: str
+    where: str  # the array and its row, e.g. "dec0.self.A[head 0, query 0]"
+    right: np.ndarray  # the row (the wrong axis: the 2 x 2 head) without the slip; for a gradient, finite
+    # differences of the slipped code's own loss
+    slipped: np.ndarray  # the row the slipped code computes
+    measure: str  # what the check computes on the row
+    measure_right: float
+    measure_slipped: float
+    check: str  # the check that catches the slip: one of INVARIANTS, "gradient check" or "the post's weight"
+
+
+def _fd_row(slip, name, row, h=1e-6):
+    """Central finite differences of the slipped code's own loss, one row of parameter ``name``."""
+    params = toy.toy_params()
+    out = np.zeros(params[name].shape[1])
+    for j in range(out.size):
+        plus, minus = dict(params), dict(params)
+        plus[name], minus[name] = params[name].copy(), params[name].copy()
+        plus[name][row, j] += h
+        minus[name][row, j] -= h
+        out[j] = (loss_of(plus, slip) - loss_of(minus, slip)) / (2 * h)
+    return out
+
+
+def diff(slip: str) -> SlipDiff:
+    """The row where ``slip`` shows, without and with it, and what the check that catches it measures there."""
+    if slip not in SLIPS:
+        raise ValueError(f"unknown slip {slip!r}; the slips are {', '.join(SLIPS)}")
+    c, r = run(None), run(slip)
+    ct, rt = c.trace, r.trace
+    if slip == "skip_before_norm":
+        off = lambda t: np.abs(t["enc0.res2"][0] - t["enc0.ln1"][0] - t["enc0.ffn.out"][0]).max()  # noqa: E731
+        return SlipDiff(slip, "enc0.res2[0]", ct["enc0.res2"][0], rt["enc0.res2"][0],
+                        "largest entry of res₂ − (LN₁ + FFN)", off(ct), off(rt), INVARIANTS[0])
+    if slip in ("softmax_wrong_axis", "mask_after_softmax", "no_mask"):
+        row = 0 if slip != "softmax_wrong_axis" else slice(None)  # the wrong axis: both rows of the head
+        where = "dec0.self.A[head 0, query 0]" if slip != "softmax_wrong_axis" else "dec0.self.A[head 0]"
+        a, b = ct["dec0.self.A"][0][row], rt["dec0.self.A"][0][row]
+        if slip == "no_mask":
+            return SlipDiff(slip, where, a, b, "masked weight A[0, 1]", ct["dec0.self.A"][0, 0, 1],
+                            rt["dec0.self.A"][0, 0, 1], INVARIANTS[2])
+        dev = lambda t: np.abs(t["dec0.self.A"][0].sum(axis=-1) - 1).max()  # noqa: E731
+        return SlipDiff(slip, where, a, b, "largest gap of a row sum from 1", dev(ct), dev(rt), INVARIANTS[1])
+    if slip == "ln_by_variance":
+        row = int(np.abs(rt["dec0.ln1"].var(axis=-1) - 1).argmax())
+        return SlipDiff(slip, f"dec0.ln1[{row}]", ct["dec0.ln1"][row], rt["dec0.ln1"][row], "variance of the row",
+                        ct["dec0.ln1"][row].var(), rt["dec0.ln1"][row].var(), INVARIANTS[4])
+    if slip == "target_no_own_share":
+        s = toy.SCORED
+        return SlipDiff(slip, f"p − ỹ at position {s}", ct["dlogits"][s], rt["dlogits"][s], "sum of p − ỹ",
+                        ct["dlogits"][s].sum(), rt["dlogits"][s].sum(), INVARIANTS[5])
+    if slip == "no_sqrt_dk":
+        s = toy.SCORED
+        return SlipDiff(slip, f"dec0.cross.A[head 0, query {s}]", ct["dec0.cross.A"][0, s], rt["dec0.cross.A"][0, s],
+                        "the weight the post prints", cross_weight(c), cross_weight(r), "the post's weight")
+    # the two backward slips: a row of the gradient that changes most, against finite differences of its own loss
+    name = max(r.grads, key=lambda n: np.abs(r.grads[n] - c.grads[n]).max())
+    row = int(np.abs(r.grads[name] - c.grads[name]).max(axis=1).argmax())
+    fd = _fd_row(slip, name, row)
+    return SlipDiff(slip, f"∂L/∂{name}[{row}]", fd, r.grads[name][row], "largest gap, code to finite differences",
+                    np.abs(c.grads[name][row] - fd).max(), np.abs(r.grads[name][row] - fd).max(), "gradient check")
+
+
+__all__ = ["SLIPS", "LINES", "SlipDiff", "diff", "INVARIANTS", "SlipRun", "slipped", "run", "loss_of", "invariants",
+           "gradient_gap", "cross_weight"]
