@@ -509,7 +509,7 @@ def resolve(names: list[str]) -> list[Path]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("chapters", nargs="*", help='e.g. "13" or "13_scores"; all chapters if none')
+    ap.add_argument("chapters", nargs="*", help='e.g. "13", "13_scores" or a page ("notation"); all if none')
     ap.add_argument("--jobs", type=int, default=2, help="notebooks executed at once (default 2)")
     ap.add_argument("--pin", action="store_true", help="only pin every notebook's Colab cell to the library's "
                     "last commit (after committing a change to src/byhand); executes nothing")
@@ -519,11 +519,12 @@ def main(argv=None) -> int:
     if _git("status", "--porcelain", "--", *LIBRARY):
         print("note: src/byhand or pyproject.toml has uncommitted changes; the Colab cells pin the library's last "
               "commit. Commit, then run `make pin`.", flush=True)
-    todo = resolve(args.chapters)
+    pages = [n for n in args.chapters if n in PAGES]  # `make outputs CHAPTER=notation`: a page, nothing executed
+    todo = resolve([n for n in args.chapters if n not in PAGES]) if len(pages) < len(args.chapters) or not pages \
+        else []
     label_targets(), bibliography()  # fail early on a duplicate label or a broken bibliography
-    if not args.chapters:
-        for stem in PAGES:
-            print(make_page(stem), flush=True)
+    for stem in (PAGES if not args.chapters else pages):
+        print(make_page(stem), flush=True)
     failed = []
     with concurrent.futures.ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         futures = {pool.submit(make_chapter, p): p for p in todo}
