@@ -52,7 +52,15 @@ saved views) is driven on the representative chapters in SHOWN, which between th
 
 Screenshots go to _build/screenshots/: the chapters in SHOWN at 1400 px, 390 px and in dark mode, and any page with a
 finding at 1400 px. It prints a line per page, the findings, a count per category and the heaviest page.
-Run by `make check-html`; pages are checked by WORKERS browsers at once (BYHAND_HTML_WORKERS, default 2).
+Run by `make check-html`; pages are checked by WORKERS browsers at once (BYHAND_HTML_WORKERS, default 2). Waits are
+on conditions (tools/browser.py: a new frame, a verdict, a box opened, two painted frames), never on the clock.
+
+Why a script on Playwright's sync API rather than pytest-playwright and axe-playwright-python (considered for issue
+30): a page here yields findings in a dozen categories, all reported together with a count per category, where a test
+per page would stop at its first failed assert or need the same collecting inside it; two browsers take pages from one
+queue, which pytest-xdist would do with a process and a server per worker; and axe-core is the copy vendored into
+_vendor/axe/ by `make vendor` (pinned, offline), where axe-playwright-python bundles its own axe version, which would
+move with that package's releases. The fixtures pytest-playwright gives (a browser, a page) are a few lines here.
 """
 from __future__ import annotations
 
