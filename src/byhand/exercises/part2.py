@@ -568,8 +568,8 @@ def _layernorm_3():
         return (x - mu) / np.sqrt(x.var(axis=-1, keepdims=True) + eps)
 
     return Solution(_ln_ref, {
-        "the rows come out with variance (d_model − 1)/d_model, not 1: look at how the variance is computed, and "
-        "compare it with the chapter's formula.": unbiased,
+        "the rows come out with a variance a little below 1, the same on every row: compare how the variance is "
+        "computed with the chapter's formula.": unbiased,
         "ε goes inside the square root, with the variance.": eps_outside,
         "after normalising, scale by γ and shift by β.": no_affine}, cases)
 
