@@ -59,6 +59,39 @@ def _memory_grad_entry(t=1, j=2):
     return a if t == 0 else d_beta - a
 
 
+def _ln_slope_00():
+    """∂y₀/∂x₀ of the last layer norm on chapter 35's scored row: a central difference of the plain formula
+    (x − x̄)/std(x) (no byhand backward), on the residual row that byhand's forward computes."""
+    from byhand import toy_2017 as toy
+
+    x, h = toy.exact_path().trace["dec0.res3"][1], 1e-6
+    y0 = lambda v: (v[0] - v.mean()) / v.std()  # noqa: E731
+    return (y0(x + [h, 0, 0, 0]) - y0(x - [h, 0, 0, 0])) / (2 * h)
+
+
+def _double_beta_gap():
+    """The gradient check's gap for y = γx̂ + 2β with the backward unchanged, from forward passes only: at β = 0 the
+    slipped loss is the toy's loss at 2β, so its slope in β is 2s and the backward's is s, s the toy's slope (central
+    differences); the gap is max |s| over every layer norm's β."""
+    from byhand import toy_2017 as toy
+    from byhand.encdec import encdec_forward_embedded
+    from byhand.loss import cross_entropy_forward
+
+    params, (X_src, X_tgt), h = toy.toy_params(), toy.toy_inputs(), 1e-6
+
+    def loss(p):
+        logits, _ = encdec_forward_embedded(p, X_src, X_tgt, toy.toy_config())
+        return cross_entropy_forward(logits, toy.toy_targets(), label_smoothing=0.1)[0]
+
+    gaps = []
+    for name in (n for n in params if n.endswith(".beta")):
+        for j in range(len(params[name])):
+            d = h * np.eye(len(params[name]))[j]
+            slipped = [loss({**params, name: 2 * (params[name] + e)}) for e in (d, -d)]  # the slipped model's loss
+            gaps.append(abs((slipped[0] - slipped[1]) / (2 * h) / 2))  # |2s − s| = |s|
+    return max(gaps)
+
+
 # key -> (the right answer, why it is that). "plain forward" = the plain-NumPy forward of the toy described above.
 PINNED = {
     "dot.1": (3 * 0.5 + (-2) * (-1.5) + 1 * (-2) + 0.5 * 4, "the four products of q = [3, −2, 1, 0.5] and k, added"),
@@ -110,6 +143,7 @@ PINNED = {
                 "m̂₂ = (β₁g₁ + g₂)/(1 + β₁), v̂₂ = (β₂g₁² + g₂²)/(1 + β₂); step/η = −m̂₂/(√v̂₂ + ε)"),
     "encdec.1": (4 * 4 * 4 + 2 * 2 * 4 + 4 * 8 + 8 + 8 * 4 + 4, "four 4×4 attention matrices, two layer norms, the FFN"),
     "encdec.2": (4 * 512**2 + 2 * 2 * 512 + 2 * 512 * 2048 + 2048 + 512, "the same arrays at d = 512, d_ff = 2048"),
+    "encdec.3": (-1.0, "suis enters as [−1, 1, −1, 1]; ReLU(x W₁) W₂ = [0, 2, 0, 2]; x + that = [−1, 3, −1, 3]"),
     "positions.1": (math.sin(2), "an even column holds sin(pos / 10000^0) = sin 2"),
     "positions.2": (100.0, "10000^(256/512) = √10000"),
     "encoder.1": (E / (E + 1), "je's unscaled scores are [1, 0] (W_Q = W_K = I on one-hot halves)"),
@@ -124,10 +158,12 @@ PINNED = {
     "encback.2": (_smoothed_loss(_H_ROUNDED + [0.01, 0, 0, 0], _AM, 0.1) - _smoothed_loss(_H_ROUNDED, _AM, 0.1),
                   "W_out[0, 0] + 0.01 raises logit 0 by 0.01 · h[0]"),
     "encback.4": (_memory_grad_entry(1, 2), "central differences in the memory layer norm's β₂ and γ₂, solved for row 1"),
+    "encback.5": (_ln_slope_00(), "central difference of (x − x̄)/std(x) at entry 0 in x₀, on the scored residual row"),
     "adam.1": (512**-0.5 * min(100**-0.5, 100 * 4000**-1.5), "d^(−½) min(t^(−½), t · w^(−3/2))"),
     "adam.2": (0.1 / math.sqrt(0.02), "(1 − β₁)|g| / √(1 − β₂)|g| with β₁ = 0.9, β₂ = 0.98; ε = 1e-9 is negligible"),
     "invariants.1": (SQRT2, "the variance of [1, 0, −1, 0] is ½, so α = 1/√½"),
     "invariants.2": (0.5, "equal scores give [½, ½]; zeroing the future weight leaves row 0 summing to ½"),
+    "invariants.3": (_double_beta_gap(), "forward passes only: half the slipped loss's central-difference slope in β"),
     "inside.1": (_COS, "η_min + (η_max − η_min)(1 + cos πs)/2 with s = 1330/1900 (2e-3, 1e-4, w = 100, N = 2000)"),
     "inside.2": (0.7835707289, "W_o rows 0-47 of layer 1 zeroed in one edit, scored by heldout_metrics"),
     "gpt.1": (math.exp((49.4 - 39.0) / 8), "softmax shares in the ratio e^(Δscore/√64), Δscore = 49.4 − 39.0"),

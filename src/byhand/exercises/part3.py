@@ -23,6 +23,7 @@ from . import Solution, exercise
 INPUTS = {
     "positions.1": {"pos": 2, "column": 0},
     "positions.2": {"d_model": 512, "pair": 128},
+    "encdec.3": {"entry": 0},
     "encoder.2": {"row": np.array([5.0, 1.0, 1.0, 1.0])},
     "smoothing.1": {"eps": 0.2},
     "smoothing.2": {"eps": 0.5},
@@ -30,6 +31,8 @@ INPUTS = {
     "encback.1": {"entry": (2, 0)},
     "encback.2": {"entry": (0, 0), "nudge": 0.01},
     "encback.4": {"entry": (1, 2)},
+    "encback.5": {"g": np.array([1.0, 0.0, 0.0, 0.0]), "j": 0},
+    "invariants.3": {"slip": "y = γ x̂ + 2β"},
     "adam.1": {"t": 100},
 }
 
@@ -99,6 +102,26 @@ def _encdec_2():
         "the toy's does; the layer has the attention's 4 · 512² too, and its network widens to d_ff = 2048.":
             _layer_count(encdec_param_shapes(EncDecConfig(src_vocab=4, tgt_vocab=4, d_model=P["d_model"],
                                                           n_heads=P["n_heads"], d_ff=P["d_ff"])), "enc0.ffn.")})
+
+
+def _enc_ffn_sum(row: int, relu: bool = True, residual: bool = True):
+    """x + FFN(x) of row ``row`` in the toy's encoder (x: the FFN's input, after the first Add & Norm)."""
+    p, x = toy.toy_params(), _exact().trace["enc0.ln1"][row]  # (4,)
+    pre = x @ p["enc0.ffn.W_1"] + p["enc0.ffn.b_1"]  # (8,)
+    f = (np.maximum(0.0, pre) if relu else pre) @ p["enc0.ffn.W_2"] + p["enc0.ffn.b_2"]  # (4,)
+    return x + f if residual else f
+
+
+@exercise("encdec.3", "30_encdec_toy", "by hand", 1,
+          "Entry 0 of x + FFN(x) for suis's row in the toy's encoder", atol=0.01, precision=("dp", 0))
+def _encdec_3():
+    j = INPUTS["encdec.3"]["entry"]
+    return Solution(_enc_ffn_sum(1)[j], {
+        "ReLU sits between W_1 and W_2: it sets the negative entries of x W_1 to 0 before W_2 adds the two halves.":
+            _enc_ffn_sum(1, relu=False)[j],
+        "Add & Norm adds the box's input back: the sum is x + FFN(x), not FFN(x) alone.":
+            _enc_ffn_sum(1, residual=False)[j],
+        "that is je's row; suis enters the box as row 1, [−1, 1, −1, 1].": _enc_ffn_sum(0)[j]})
 
 
 # --- 31: embeddings and sinusoidal positions ----------------------------------------------------------------------
@@ -350,6 +373,23 @@ def _encback_4():
             float(dV - dK)})
 
 
+@exercise("encback.5", "35_encdec_backward", "by hand", 2,
+          "One entry of ∂ℒ/∂x through the last layer norm, from x̂ and σ = 2, for ∂ℒ/∂y = [1, 0, 0, 0]",
+          atol=5e-5, precision=("dp", 4))
+def _encback_5():
+    g, j = INPUTS["encback.5"]["g"], INPUTS["encback.5"]["j"]
+    tr = _exact().trace
+    xhat, sigma = tr["dec0.ln3"][toy.SCORED], tr["dec0.res3"][toy.SCORED].std()  # the scored row, σ = 2
+    mean_term, var_term = g.mean(), xhat[j] * (g @ xhat) / 4
+    return Solution(float((g[j] - mean_term - var_term) / sigma), {
+        "that divides by σ only, the direct path: x_j also moves the mean and the variance, and both paths "
+        "subtract.": float(g[j] / sigma),
+        "that leaves out the path through the mean, −(1/4)Σ g_i /σ: every x_j moves μ by 1/4.":
+            float((g[j] - var_term) / sigma),
+        "that leaves out the path through the variance, −x̂_j (Σ g_i x̂_i)/(4σ).": float((g[j] - mean_term) / sigma),
+        "the whole bracket is divided by σ = 2.": float(g[j] - mean_term - var_term)})
+
+
 # --- 36: Adam and the warm-up schedule ----------------------------------------------------------------------------
 
 @exercise("adam.1", "36_adam_warmup", "by hand", 1,
@@ -450,3 +490,21 @@ def _invariants_2():
     return Solution(float(np.abs(after.sum(axis=-1) - 1).max()), {
         "zeroing a weight after the softmax takes it away without renormalising the row, so the row sum moves.":
             0.0})
+
+
+@exercise("invariants.3", "37_encdec_invariants", "predict", 2,
+          "Predict the gradient check's deviation when every layer norm's forward adds β twice", atol=5e-5,
+          precision=("dp", 4))
+def _invariants_3():
+    # The slipped model is the toy with each β doubled; at β = 0 its loss is the toy's, its slope in β twice the
+    # toy's, and the unchanged backward reports the toy's: the gap is |∂ℒ/∂β|, largest at the last layer norm.
+    g = {n: v for n, v in _exact().grads.items() if n.endswith(".beta")}
+    gap = max(float(np.abs(v).max()) for v in g.values())
+    top = max(float(v.max()) for v in g.values())
+    return Solution(gap, {
+        "0 is what the five invariants report: β = 0 here, so every row is unchanged. But the gradient check "
+        "compares the unchanged backward with the slipped code's own loss, which moves twice as fast in β, and "
+        "sees the difference: a forward-only slip is not a consistent wrong model.": 0.0,
+        "that is the slipped model's slope 2 ∂ℒ/∂β; the check reports its gap from the backward's ∂ℒ/∂β, "
+        "which is half of it.": 2 * gap,
+        "the check measures the largest gap in absolute value: am's entry is negative, and larger.": top})
