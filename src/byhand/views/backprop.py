@@ -85,7 +85,7 @@ def draw_stream(fig, st: StreamState, sg: StreamGrads, words=None, ymax: float |
     ax.set_xticks(np.arange(S))
     ax.set_xticklabels([n.replace("block", "b") for n in sg.stages], rotation=45, fontsize=9, ha="right")
     ax.set_xlim(-0.5, S - 0.5)
-    ax.set_ylabel("norm of dloss/d(stream) (log)")
+    ax.set_ylabel(r"length of $\partial\mathcal{L}/\partial$(stream) (log)")
     title = ax.set_title("", fontsize=9)
     ax.legend(fontsize=9, frameon=False, loc="upper left")
     # log scale, fixed over every position: norms that differ a hundredfold between positions all stay readable
@@ -103,7 +103,7 @@ def draw_stream(fig, st: StreamState, sg: StreamGrads, words=None, ymax: float |
         ax2.set_xticks(np.arange(norms.shape[1]))
         ax2.set_xticklabels([f"{t} {w}" for t, w in enumerate(words)], rotation=90, fontsize=9)
     ax2.set_xlabel("position t and its word", fontsize=9)
-    ax2.set_title("norm at every position (log colour)", fontsize=9)
+    ax2.set_title("length at every position (log colour)", fontsize=9)
     fig.subplots_adjust(left=0.1, right=0.91, bottom=0.33, top=0.88, wspace=0.45)  # right: the colour bar's labels
 
     def update(new: StreamState) -> list:
@@ -123,10 +123,10 @@ def describe_stream(st: StreamState, sg: StreamGrads, words=None) -> str:
     word = f" ({words[st.t]})" if words is not None else ""
     b = st.largest_branch
     stages = [n.replace("block", "b") for n in sg.stages]
-    return (f"Left: the norm of the loss gradient on the residual stream at position t = {st.t}{word}, down the "
+    return (f"Left: the length of the loss gradient on the residual stream at position t = {st.t}{word}, down the "
             f"stack: {fmt(st.stream_norm[0], '.3g')} at {stages[0]} and {fmt(st.stream_norm[-1], '.3g')} at "
             f"{stages[-1]}; the largest part a branch adds is {fmt(st.branch_norm[b], '.3g')}, between {stages[b]} and "
-            f"{stages[b + 1]}. Right: a heatmap of that norm at every stage and position (log colour), position {st.t} "
+            f"{stages[b + 1]}. Right: a heatmap of that length at every stage and position (log colour), position {st.t} "
             f"marked.")
 
 
@@ -171,7 +171,7 @@ def draw_skips(fig, with_skips, without_skips, stages, label: str = "no skip at 
     ax.set_xticklabels([n.replace("block", "b") for n in stages], fontsize=9)
     ax.set_xlim(-0.4, len(stages) - 0.6)
     ax.set_xlabel("stage of the stream, top (left) to x0 (right)", fontsize=9)
-    ax.set_ylabel("length of dloss/d(stream) (log)", fontsize=9)
+    ax.set_ylabel(r"length of $\partial\mathcal{L}/\partial$(stream) (log)", fontsize=9)
     ax.legend(fontsize=9, frameon=False, loc="lower left")
     fig.subplots_adjust(left=0.12, right=0.97, bottom=0.2, top=0.95)
 

@@ -122,3 +122,131 @@ def qkv_view(x, W_q, b_q, n_heads: int, t: int = 0, delta_max: float = 3.0):
         return qkv_state(x, W_q, b_q, n_heads, t, setting["j"], setting["delta"])
 
     return make_view(state, draw_qkv, ylim, describe=describe_qkv, table=table_qkv)
+
+
+# --- The chapter's widget: blend the keys' weights from W_q (tied) to W_k (separate), watch the raw scores. ---
+#
+# K(m) = x ((1 - m) W_q + m W_k) + (1 - m) b_q + m b_k, so at m = 0 every key is its own query and at m = 1 the keys
+# are the model's own. The raw scores of one head, S[t, s] = q_t . k_s, are (1 - m) Q Q^T + m Q K^T: symmetric at
+# m = 0, with a diagonal |q_t|^2 >= 0.
+
+@dataclass(frozen=True)
+class TieState:
+    """One head's raw scores q_t . k_s with the keys' weights blended from the queries' to their own."""
+
+    mix: float  # 0: W_K = W_Q and b_K = b_Q (tied); 1: the keys' own weights
+    head: int  # the head shown
+    S: np.ndarray  # (T, T) raw scores, row t the query, column s the key
+    favourite: np.ndarray  # (T,) the key each query scores highest among s <= t
+
+    @property
+    def asymmetry(self) -> float:
+        """The largest |S[t, s] - S[s, t]|: 0 (up to rounding) when tied."""
+        return float(np.abs(self.S - self.S.T).max())
+
+
+def tie_state(x, W_q, b_q, W_k, b_k, n_heads: int, head: int, mix: float = 1.0) -> TieState:
+    """Raw scores of ``head`` with K made from ``(1 - mix) W_q + mix W_k`` (and the biases alike); x (T, d_model)."""
+    x, W_q, b_q = as_float("x", x), as_float("W_q", W_q), as_float("b_q", b_q)
+    W_k, b_k = as_float("W_k", W_k), as_float("b_k", b_k)
+    check_ndim("x", x, (2,))
+    T, d_model = x.shape
+    for name, W, b in (("W_q", W_q, b_q), ("W_k", W_k, b_k)):
+        if W.shape != (d_model, d_model) or b.shape != (d_model,):
+            raise ValueError(f"{name} must be ({d_model}, {d_model}) with a bias ({d_model},), got {W.shape}, {b.shape}")
+    if not 0.0 <= mix <= 1.0:
+        raise ValueError(f"mix = {mix} is outside 0..1")
+    if not 0 <= head < n_heads:
+        raise ValueError(f"head = {head} is outside 0..{n_heads - 1}")
+    d_k = d_model // n_heads
+    cols = slice(head * d_k, (head + 1) * d_k)
+    Q = (x @ W_q + b_q)[:, cols]  # (T, d_k)
+    K = (x @ ((1.0 - mix) * W_q + mix * W_k) + (1.0 - mix) * b_q + mix * b_k)[:, cols]  # (T, d_k)
+    S = Q @ K.T  # (T, T)
+    causal = np.tril(np.ones((T, T), dtype=bool))
+    favourite = np.where(causal, S, -np.inf).argmax(axis=1)  # (T,)
+    return TieState(float(mix), head, S, favourite)
+
+
+def _asym_text(s: TieState) -> str:
+    return "< 1e-9 (symmetric)" if s.asymmetry < 1e-9 else fmt(s.asymmetry, 2)
+
+
+def draw_tie(fig, state: TieState, labels=None, vmax: float | None = None):
+    """The raw scores as a heatmap with a number in every cell; a black box on each query's favourite key among
+    s <= t. Returns ``update(state)``, which recolours the cells, rewrites their numbers, moves the boxes and the
+    title (``byhand.live`` redraws only them). The colour range is ``±vmax`` (the widget passes the largest |score|
+    over every mix, so the colours keep their meaning); else it fits this state."""
+    from matplotlib.patches import Rectangle
+
+    T = state.S.shape[0]
+    labels = [str(k) for k in range(T)] if labels is None else list(labels)
+    vmax = float(np.abs(state.S).max()) if vmax is None else float(vmax)
+    ax = fig.add_axes((0.17, 0.2, 0.42, 0.67))
+    im = ax.imshow(state.S, cmap="RdBu_r", vmin=-vmax, vmax=vmax)
+    texts = [[ax.text(s, t, "", ha="center", va="center", fontsize=9) for s in range(T)] for t in range(T)]
+    boxes = [Rectangle((-0.5, t - 0.5), 1, 1, fill=False, edgecolor="black", lw=2) for t in range(T)]
+    for box in boxes:
+        ax.add_patch(box)
+    ax.set_xticks(range(T), [str(k) for k in range(T)], fontsize=9)
+    ax.set_yticks(range(T), [f"{k}: {w}" for k, w in enumerate(labels)], fontsize=9)
+    ax.set_xlabel("key s (the same tokens as the rows)", fontsize=9, labelpad=2)
+    ax.set_ylabel("query t", fontsize=9)
+    cax = fig.add_axes((0.55, 0.2, 0.015, 0.67))
+    bar = fig.colorbar(im, cax=cax)
+    bar.ax.tick_params(labelsize=9)
+    bar.set_label("raw score", fontsize=9)
+    fig.legend(handles=[Rectangle((0, 0), 1, 1, fill=False, edgecolor="black", lw=2,
+                                  label="the key query t scores\nhighest among s ≤ t")],
+               loc="center left", bbox_to_anchor=(0.67, 0.66), fontsize=9, frameon=False)
+    info = fig.text(0.685, 0.42, "", fontsize=9, va="top")
+    title = fig.text(0.5, 0.985, "", fontsize=9, ha="center", va="top")
+
+    def update(new: TieState) -> list:
+        im.set_data(new.S)
+        for t in range(T):
+            for s in range(T):
+                v = new.S[t, s]
+                texts[t][s].set_text(fmt(v, 1))
+                texts[t][s].set_color("white" if abs(v) / vmax > 0.55 else "black")
+            boxes[t].set_xy((new.favourite[t] - 0.5, t - 0.5))
+        title.set_text(f"head {new.head}: raw scores q_t · k_s, the keys' weights mixed {new.mix:.2f} of the way "
+                       f"from W_Q (tied) to W_K")
+        info.set_text(f"largest |S[t,s] − S[s,t]|:\n{_asym_text(new)}")
+        return [im, *[x for row in texts for x in row], *boxes, title, info]
+
+    update(state)
+    return update
+
+
+def describe_tie(s: TieState, labels=None) -> str:
+    """The figure in words: the mix, how far from symmetric, one mirrored pair, the favourites."""
+    T = s.S.shape[0]
+    labels = [str(k) for k in range(T)] if labels is None else list(labels)
+    fav = ", ".join(f"{t} → {int(f)}" for t, f in enumerate(s.favourite))
+    return (f"Heatmap of the {T} × {T} raw scores q_t · k_s of head {s.head}, the keys' weights blended "
+            f"{fmt(s.mix)} of the way from W_Q to W_K. The largest gap between a score and its mirror image across "
+            f"the diagonal is {_asym_text(s)}; for example S[2, 1] = {fmt(s.S[2, 1], 2)} and S[1, 2] = "
+            f"{fmt(s.S[1, 2], 2)}. The diagonal runs " + ", ".join(fmt(v, 2) for v in np.diag(s.S)) +
+            f". Each query's favourite key among s ≤ t (query → key): {fav}.")
+
+
+def table_tie(s: TieState, labels=None):
+    """The figure's data: the raw scores, one row per query, and its favourite key."""
+    T = s.S.shape[0]
+    labels = [str(k) for k in range(T)] if labels is None else list(labels)
+    return ["query t", "token", *[f"key {k}" for k in range(T)], "favourite s ≤ t"], [
+        [t, labels[t], *s.S[t], int(s.favourite[t])] for t in range(T)]
+
+
+def tie_view(x, W_q, b_q, W_k, b_k, n_heads: int, head: int, labels=None):
+    """``draw(fig, setting)``; setting has the key "mix" in 0..1. The colours hold every mix: the scores are linear in
+    the mix, so the largest |score| is at mix 0 or 1. ``draw`` returns ``update(setting)`` for ``byhand.live``."""
+    ends = [tie_state(x, W_q, b_q, W_k, b_k, n_heads, head, m).S for m in (0.0, 1.0)]
+    vmax = max(float(np.abs(S).max()) for S in ends)
+
+    def state(setting: dict) -> TieState:
+        return tie_state(x, W_q, b_q, W_k, b_k, n_heads, head, setting["mix"])
+
+    return make_view(state, draw_tie, labels, vmax,
+                     describe=lambda s: describe_tie(s, labels), table=lambda s: table_tie(s, labels))
