@@ -116,7 +116,7 @@ def test_the_axes_hold_the_longest_sentence_and_do_not_move(player):
             from layout_check import layout_problems
             assert layout_problems(fig) == []
             plt.close(fig)
-    assert frames == {((-0.6, max(lengths) - 0.4), (0.0, 1.05), max(lengths), max(lengths))}
+    assert frames == {((-0.6, max(lengths) - 0.4), (0.0, 1.3), max(lengths), max(lengths))}
     with pytest.raises(ValueError, match="shorter than the prompt"):
         draw_inside(plt.figure(), inside_state(player, "mid", int(np.argmax(lengths))), n_max=3)
     plt.close("all")

@@ -112,8 +112,15 @@ def draw_inside(fig, state: InsideState, n_max: int | None = None):
     ax.set_xlim(-0.6, n_max - 0.4)
     ax.set_xticks([])  # the words are moving texts: a tick label would be still
     ax.tick_params(axis="y", labelsize=9)
-    ax.set_ylim(0, 1.05)
+    ax.set_ylim(0, 1.3)  # room above 1 for the legend
+    ax.set_yticks([0, 0.25, 0.5, 0.75, 1])
     ax.set_ylabel("attention from the final “to”", fontsize=9)
+    from matplotlib.patches import Patch  # the legend is static: drawn once, never touched by update
+
+    ax.legend(handles=[Patch(color="tab:blue", label="IO (the name said once)"),
+                       Patch(color="tab:red", label="S (the repeated name)"),
+                       Patch(color="tab:gray", label="other tokens")],
+              loc="upper right", ncol=3, fontsize=9, frameon=False)
     title = ax.set_title("", fontsize=9)
     under = ax.get_xaxis_transform() + ScaledTranslation(0, -3.5 / 72, fig.dpi_scale_trans)  # a tick label's place
     words = [ax.text(k, 0, "", transform=under, rotation=60, ha="right", va="top", rotation_mode="anchor",
