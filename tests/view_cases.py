@@ -7,8 +7,9 @@ import importlib
 
 import pytest
 
-VIEWS = ("adamw", "backprop", "derivatives", "dot", "embeddings", "fdstep", "ffn", "gelu", "head_removal", "heads", "inside", "layernorm",
-         "learning", "logits", "logs", "params", "qkv", "scores", "smoothing", "softmax", "warmup")
+VIEWS = ("adamw", "backprop", "derivatives", "dot", "embeddings", "fdstep", "ffn", "gelu", "head_removal", "heads", "inside", "layernorm", "ln_saturation",
+         "learning", "ln_paths", "logits", "logs", "moments", "params", "pe_rotation", "qkv", "scores", "smoothing", "softmax", "softmax_backward",
+         "warmup", "warmup_start")
 CASES = [pytest.param(view, (), id=view) for view in VIEWS]
 CASES += [pytest.param("nudge", (chapter,), id=f"nudge-chapter{chapter}") for chapter in (20, 21, 22, 23)]
 
