@@ -37,36 +37,14 @@ _H_ROUNDED, _AM = np.array([1.0, 0.0, -1.0, 0.0]), 2  # ch34-35's rounded path: 
 _P_ROUNDED = np.exp(_logsoftmax(_H_ROUNDED))  # W_out = I, so the logits are h
 _COS = 1e-4 + (2e-3 - 1e-4) * 0.5 * (1 + math.cos(math.pi * (1430 - 100) / (2000 - 100)))
 
-def _memory_grad_entry(t=1, j=2):
-    """∂L/∂ENC[t, j] of chapter 35 without byhand's backward: central differences of the loss (forward passes only)
-    in the memory's layer-norm shift β_j and gain γ_j. ENC = γ x̂ + β, and x̂'s two rows are ±[1, −1, 1, −1], so the
-    two positions' gradients a, b in column j satisfy a + b = ∂L/∂β_j and x̂[0, j] (a − b) = ∂L/∂γ_j."""
-    from byhand import toy_2017 as toy
-    from byhand.encdec import encdec_forward_embedded
-    from byhand.loss import cross_entropy_forward
-
-    params, (X_src, X_tgt), h = toy.toy_params(), toy.toy_inputs(), 1e-6
-
-    def slope(name):
-        def loss(d):
-            logits, _ = encdec_forward_embedded({**params, name: params[name] + d}, X_src, X_tgt, toy.toy_config())
-            return cross_entropy_forward(logits, toy.toy_targets(), label_smoothing=0.1)[0]
-        return (loss(h * np.eye(4)[j]) - loss(-h * np.eye(4)[j])) / (2 * h)
-
-    sign = [1.0, -1.0, 1.0, -1.0][j]  # x̂[0, j]; x̂[1, j] = −sign
-    d_beta, d_gamma = slope("enc0.ln2.beta"), slope("enc0.ln2.gamma")
-    a = (d_beta + d_gamma / sign) / 2  # position 0
-    return a if t == 0 else d_beta - a
-
-
-def _ln_slope_00():
-    """∂y₀/∂x₀ of the last layer norm on chapter 35's scored row: a central difference of the plain formula
+def _ln_slope_00(g=(1.0, 2.0, 0.0, 0.0)):
+    """∂(g·y)/∂x₀ of the last layer norm on chapter 35's scored row: a central difference of the plain formula
     (x − x̄)/std(x) (no byhand backward), on the residual row that byhand's forward computes."""
     from byhand import toy_2017 as toy
 
     x, h = toy.exact_path().trace["dec0.res3"][1], 1e-6
-    y0 = lambda v: (v[0] - v.mean()) / v.std()  # noqa: E731
-    return (y0(x + [h, 0, 0, 0]) - y0(x - [h, 0, 0, 0])) / (2 * h)
+    gy = lambda v: np.dot(g, (v - v.mean()) / v.std())  # noqa: E731
+    return (gy(x + [h, 0, 0, 0]) - gy(x - [h, 0, 0, 0])) / (2 * h)
 
 
 def _double_beta_gap():
@@ -154,11 +132,11 @@ PINNED = {
     "smoothing.2": (_smoothed_loss(_H_ROUNDED, _AM, 0.5), "the same at ε = 0.5"),
     "smoothing.4": (math.exp(5) / (math.exp(5) + E + 2) - (0.9 + 0.1 / 4),
                     "logits [1, 0, 5, 0]: p_am = e⁵/(e⁵ + e + 2), minus ỹ_am = 1 − ε + ε/V"),
-    "encback.1": (-(_P_ROUNDED[0] - 0.1 / 4), "h[2] (p − q)[0] = −(p₀ − ε/V) at ε = 0.1"),
+    "encback.1": (-(_P_ROUNDED[0] - 0.2 / 4), "h[2] (p − q)[0] = −(p₀ − ε/V) at ε = 0.2"),
     "encback.2": (_smoothed_loss(_H_ROUNDED + [0.01, 0, 0, 0], _AM, 0.1) - _smoothed_loss(_H_ROUNDED, _AM, 0.1),
                   "W_out[0, 0] + 0.01 raises logit 0 by 0.01 · h[0]"),
-    "encback.4": (_memory_grad_entry(1, 2), "central differences in the memory layer norm's β₂ and γ₂, solved for row 1"),
-    "encback.5": (_ln_slope_00(), "central difference of (x − x̄)/std(x) at entry 0 in x₀, on the scored residual row"),
+    "encback.4": (3.0 + (-1.0), "column 2 is head 1's column 0: ∂L/∂K + ∂L/∂V there, 3 + (−1), as W_K = W_V = I"),
+    "encback.5": (_ln_slope_00(), "central difference of [1, 2, 0, 0]·(x − x̄)/std(x) in x₀, on the scored residual row"),
     "adam.1": (512**-0.5 * min(100**-0.5, 100 * 4000**-1.5), "d^(−½) min(t^(−½), t · w^(−3/2))"),
     "adam.2": (0.1 / math.sqrt(0.02), "(1 − β₁)|g| / √(1 − β₂)|g| with β₁ = 0.9, β₂ = 0.98; ε = 1e-9 is negligible"),
     "invariants.1": (SQRT2, "the variance of [1, 0, −1, 0] is ½, so α = 1/√½"),

@@ -16,6 +16,7 @@ from ..attention import attention_forward, causal_mask
 from ..encdec import EncDecConfig, encdec_param_shapes
 from ..layernorm import layernorm_forward
 from ..loss import cross_entropy_forward, smoothed_target
+from ..mha import merge_heads
 from ..optim import OptState, adam_step, warmup_lr
 from ..softmax import softmax_backward, softmax_forward
 from . import Solution, exercise
@@ -28,10 +29,10 @@ INPUTS = {
     "smoothing.1": {"eps": 0.2},
     "smoothing.2": {"eps": 0.5},
     "smoothing.4": {"delta": 6.0},
-    "encback.1": {"entry": (2, 0)},
+    "encback.1": {"entry": (2, 0), "eps": 0.2},
     "encback.2": {"entry": (0, 0), "nudge": 0.01},
-    "encback.4": {"entry": (1, 2)},
-    "encback.5": {"g": np.array([1.0, 0.0, 0.0, 0.0]), "j": 0},
+    "encback.4": {"entry": (1, 2), "dK": [[1.0, -2.0], [3.0, 1.0]], "dV": [[0.0, 2.0], [-1.0, 4.0]]},  # row t, per head
+    "encback.5": {"g": np.array([1.0, 2.0, 0.0, 0.0]), "j": 0},
     "invariants.3": {"slip": "y = γ x̂ + 2β"},
     "adam.1": {"t": 100},
 }
@@ -309,14 +310,21 @@ def _smoothing_4():
 # --- 35: the backward pass ----------------------------------------------------------------------------------------
 
 @exercise("encback.1", "35_encdec_backward", "by hand", 1,
-          "One entry of ∂ℒ/∂W_out = H₁ᵀ(p − ỹ) on the rounded path", atol=5e-4, precision=("dp", 4))
+          "One entry of ∂ℒ/∂W_out = H₁ᵀ(p − ỹ) on the rounded path, with label smoothing ε_ls = 0.2",
+          atol=5e-4, precision=("dp", 4))
 def _encback_1():
-    i, j = INPUTS["encback.1"]["entry"]
+    (i, j), eps = INPUTS["encback.1"]["entry"], INPUTS["encback.1"]["eps"]
     r = _rounded()
-    return Solution(r.dW_out[i, j], {
-        "H₁[2] is −1, so the entry is minus (p − ỹ)[0]: the sign flips.": r.dlogits[j],
+    q = np.full(4, eps / 4)  # the smoothed target at this ε_ls: ε_ls/n_vocab each, plus 1 − ε_ls on am
+    q[_am()] += 1 - eps
+    g = r.h[i] * (r.p - q)  # row i of H₁ᵀ(p − ỹ)
+    return Solution(g[j], {
+        "H₁[2] is −1, so the entry is minus (p − ỹ)[0]: the sign flips.": -g[j],
         "the gradient is H₁[i] times (p − ỹ)[j]; that used p[j] alone.": r.h[i] * r.p[j],
-        "that is entry [j, i]: in H₁ᵀ(p − ỹ) the row comes from H₁ and the column from p − ỹ.": r.dW_out[j, i]})
+        "that is entry [j, i]: in H₁ᵀ(p − ỹ) the row comes from H₁ and the column from p − ỹ.":
+            r.h[j] * (r.p[i] - q[i]),
+        "that is the entry at the chapter's ε_ls, as printed; with the larger ε_ls each word but am has the target "
+        "ε_ls/n_vocab.": r.dW_out[i, j]})
 
 
 @exercise("encback.2", "35_encdec_backward", "predict", 2,
@@ -359,22 +367,26 @@ def _encback_3():
 
 
 @exercise("encback.4", "35_encdec_backward", "by hand", 1,
-          "One entry of the memory's gradient, ∂ℒ/∂ENC = ∂ℒ/∂K W_Kᵀ + ∂ℒ/∂V W_Vᵀ, with W_K = W_V = I",
+          "One entry of the memory's gradient, ∂ℒ/∂ENC = ∂ℒ/∂K W_Kᵀ + ∂ℒ/∂V W_Vᵀ, with W_K = W_V = I, "
+          "from given upstream rows",
           atol=1e-5, precision=("dp", 5))
 def _encback_4():
-    t, j = INPUTS["encback.4"]["entry"]
-    tr = _exact().trace
-    dK = np.concatenate(list(tr["ddec0.cross.K"]), axis=-1)[t, j]  # both heads side by side: (T_s, d_model)
-    dV = np.concatenate(list(tr["ddec0.cross.V"]), axis=-1)[t, j]
-    return Solution(float(dK + dV), {
-        "that is the values' path alone: the memory also feeds the keys, and the two paths add.": float(dV),
-        "that is the keys' path alone: the memory also feeds the values, and the two paths add.": float(dK),
+    d = INPUTS["encback.4"]
+    _, j = d["entry"]  # the task gives row t's upstream gradients, one row of 2 per head
+    params = toy.toy_params()
+    dK, dV = (merge_heads(np.array(d[k])[:, None, :])[0] for k in ("dK", "dV"))  # heads side by side: (d_model,)
+    dmem = dK @ params["dec0.cross.W_k"].T + dV @ params["dec0.cross.W_v"].T  # the two paths into the memory, add
+    return Solution(float(dmem[j]), {
+        "that is the values' path alone: the memory also feeds the keys, and the two paths add.": float(dV[j]),
+        "that is the keys' path alone: the memory also feeds the values, and the two paths add.": float(dK[j]),
         "the two paths add: a variable used twice gets the sum of both gradients, not their difference.":
-            float(dV - dK)})
+            float(dV[j] - dK[j]),
+        "that is head 0's first column; with the heads side by side, column 2 is head 1's first column.":
+            float(dK[j % 2] + dV[j % 2])})
 
 
 @exercise("encback.5", "35_encdec_backward", "by hand", 2,
-          "One entry of ∂ℒ/∂x through the last layer norm, from x̂ and σ = 2, for ∂ℒ/∂y = [1, 0, 0, 0]",
+          "One entry of ∂ℒ/∂x through the last layer norm, from x̂ and σ = 2, for ∂ℒ/∂y = [1, 2, 0, 0]",
           atol=5e-5, precision=("dp", 4))
 def _encback_5():
     g, j = INPUTS["encback.5"]["g"], INPUTS["encback.5"]["j"]
