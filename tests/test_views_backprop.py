@@ -67,11 +67,20 @@ def test_draw_runs():
 
 
 def live_case():
-    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
-    _, trace = setup()
-    draw = backprop_view(trace, 2, words=list("abcde"))
-    moves = [{"t": t} for t in (4, 0, 2, 1, 3)]
-    return draw, moves, sweep({"t": 4}, "t", [4, 0, 1, 2, 3])  # every position, the ends first
+    """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings.
+
+    The chapter's live widget is the remove-one-skip view: six links, top first, ``drop`` from 0 (every skip kept)
+    to 6."""
+    from byhand.views.backprop import skips_view
+
+    rng = np.random.default_rng(3)
+    top = rng.standard_normal(8)
+    Js = [0.15 * rng.standard_normal((8, 8)) for _ in range(6)]
+    stages = ("block2.res2", "block2.res1", "block1.res2", "block1.res1", "block0.res2", "block0.res1", "x0")
+    links = [f"block {i} {kind}" for i in (2, 1, 0) for kind in ("feed-forward", "attention")]
+    draw = skips_view(top, Js, stages, links)
+    moves = [{"drop": k} for k in (0, 6, 1, 3, 2, 5, 4)]
+    return draw, moves, sweep({"drop": 0}, "drop", range(7))  # every frame, as the chapter's player
 
 
 def test_the_left_panel_holds_every_position():

@@ -96,7 +96,7 @@ def draw_stream(fig, st: StreamState, sg: StreamGrads, words=None, ymax: float |
     im = ax2.imshow(shown, aspect="auto", cmap="viridis", norm=LogNorm(vmin=max(shown.max() * 1e-3, 1e-12),
                                                                      vmax=max(shown.max(), 1e-12)))
     fig.colorbar(im, ax=ax2, fraction=0.08, pad=0.03).ax.tick_params(labelsize=9)
-    marker = ax2.axvline(0, color="white", lw=1.0)
+    marker = ax2.axvline(0, color="white", lw=3.0)  # the chosen position, a bold white line
     ax2.set_yticks(np.arange(S))
     ax2.set_yticklabels([n.replace("block", "b") for n in sg.stages], fontsize=9)
     if words is not None:
@@ -219,13 +219,42 @@ def _drop_label(st: SkipState, links) -> str:
     return "every skip kept" if st.drop == 0 else f"skip at link {st.drop} ({links[st.drop - 1]}) removed"
 
 
-def draw_dropped(fig, st: SkipState, stages, links) -> None:
-    """``draw_skips`` for one frame: black, every skip kept; red, this frame's skips; the length at x0 in the title."""
-    draw_skips(fig, st.model, st.frame, stages, label=_drop_label(st, links))
-    fig.axes[0].set_title(f"{_drop_label(st, links)}: length at x0 = {fmt(st.frame[-1], '.3g')} "
-                          f"(every skip: {fmt(st.model[-1], '.3g')})", fontsize=9)
-    fig.axes[0].legend(fontsize=9, frameon=False, loc="upper left")  # the red curve can fall to the lower left
-    fig.subplots_adjust(top=0.89)
+def draw_dropped(fig, st: SkipState, stages, links, floor: float | None = None) -> object:
+    """One frame of the skip slider: black, every skip kept; red, this frame's skips; the length at x0 in the title.
+
+    Returns ``update(state)``, which moves the red curve, its numbers and the title in place (``byhand.live``); the
+    log axis runs from ``floor`` (the smallest length of any frame, so that it stays fixed) to above the largest."""
+    w, s = np.asarray(st.model, float), np.arange(len(stages))
+    lo = float(floor) if floor is not None else float(min(w.min(), np.min(st.frame)))
+    ax = fig.subplots()
+    ax.plot(s, w, "o-", color="black", lw=1.6, label="every skip kept (the model)")
+    (red,) = ax.plot(s, st.frame, "s--", color="tab:red", lw=1.6, label="this frame")
+    for x, v in zip(s, w):
+        ax.annotate(fmt(v, ".3g"), (x, v), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=9)
+    marks = [ax.annotate("", (x, w[0]), textcoords="offset points", xytext=(0, -14), ha="center", fontsize=9,
+                         color="tab:red") for x in s[1:]]
+    ax.set_yscale("log")
+    ax.set_ylim(lo / 8, w.max() * 8)
+    ax.set_xticks(s)
+    ax.set_xticklabels([n.replace("block", "b") for n in stages], fontsize=9)
+    ax.set_xlim(-0.4, len(stages) - 0.6)
+    ax.set_xlabel("stage of the stream, top (left) to x0 (right)", fontsize=9)
+    ax.set_ylabel(r"length of $\partial\mathcal{L}/\partial$(stream) (log)", fontsize=9)
+    ax.legend(fontsize=9, frameon=False, loc="upper left")  # the red curve can fall to the lower left
+    title = ax.set_title("", fontsize=9)
+    fig.subplots_adjust(left=0.12, right=0.97, bottom=0.2, top=0.89)
+
+    def update(new: SkipState) -> list:
+        red.set_ydata(new.frame)
+        for m, x, v in zip(marks, s[1:], new.frame[1:]):
+            m.set_text("" if np.isclose(v, w[x]) else fmt(v, ".2g"))  # only where red leaves black
+            m.xy = (x, v)
+        title.set_text(f"{_drop_label(new, links)}: length at x0 = {fmt(new.frame[-1], '.3g')} "
+                       f"(every skip: {fmt(new.model[-1], '.3g')})")
+        return [red, *marks, title]
+
+    update(st)
+    return update
 
 
 def skips_view(top, Js, stages, links):
@@ -248,7 +277,8 @@ def skips_view(top, Js, stages, links):
         return (["stage", "every skip kept", "this frame"],
                 [[n.replace("block", "b"), float(a), float(b)] for n, a, b in zip(stages, st.model, st.frame)])
 
-    return make_view(state, draw_dropped, stages, links, describe=describe, table=table)
+    floor = min(skip_lengths(top, Js, [j != k for j in range(len(Js))]).min() for k in range(len(Js)))
+    return make_view(state, draw_dropped, stages, links, min(floor, model.min()), describe=describe, table=table)
 
 
 def draw_branch(fig, arriving, through, branch: str = "F: layer norm, W₁, GELU, W₂") -> None:
