@@ -171,6 +171,28 @@ def test_chapter_title_is_the_sources_first_heading(tmp_path):
         check_pdf.chapter_title(tmp_path / "none.md")
 
 
+DROPDOWNS = """
+<details class="sd-sphinx-override sd-dropdown sd-card sd-mb-3">
+<summary class="sd-summary-title sd-card-header"><span class="sd-summary-text">Deeper: why
+<span class="math notranslate nohighlight">\\(\\sqrt{d_k}\\)</span></span><div class="sd-summary-down">v</div></summary>
+<div class="sd-summary-content sd-card-body docutils"><p>With <span class="math">\\(d_k = 4\\)</span> the sum has
+<a class="prov-num" href="#n1">0.84058</a> as its spread, and so the scores grow with the width of the key.</p>
+</div></details>
+<details class="sd-sphinx-override sd-dropdown sd-card sd-mb-3">
+<summary class="sd-summary-title sd-card-header"><span class="sd-summary-text">Solution</span></summary>
+<div class="sd-summary-content sd-card-body docutils"><p>Exponentiate first, then divide each by their sum.</p>
+</div></details>
+<details class="sd-sphinx-override sd-dropdown sd-card sd-mb-3">
+<summary class="sd-summary-title sd-card-header">Too short</summary>
+<div class="sd-summary-content sd-card-body docutils"><p>One word.</p></div></details>
+"""
+
+
+def test_deeper_boxes_give_a_run_of_plain_words_and_solutions_none():
+    probes = check_pdf.deeper_probes(DROPDOWNS)
+    assert probes == [("Deeper: why \\(\\sqrt{d_k}\\)", "as its spread, and so the scores grow with the width of the key")]
+
+
 @pytest.mark.parametrize("line, is_heading", [
     ("Solutions to Part I: ideas, with real numbers", True),
     ("   Solution: in \u201cSolutions to Part I\u201d, at the end of the part.", True),

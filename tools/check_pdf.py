@@ -6,6 +6,9 @@ For each edition whose PDFs exist (the instructor edition must), and each PDF in
   size       the file is at least the size pdf_expected.json gives: a PDF that shrank suspiciously (frames, fonts
              or chapters gone missing) fails, as Jupyter Book's own PDF once fell from 21 MB to 852 kB unnoticed
   titles     every chapter title of the part (the first "# " heading of its book/*.md source) is in the text
+  deeper     every deeper box (a dropdown that is not a solution) printed open: the first or the last six words of a
+             run of plain words from its body, read off the built page, are in the text (a page's running head may
+             split one of them; a closed box would print its title alone)
   outline    the bookmarks hold every part and every chapter title
   margin     no word runs past the right margin, or starts left of the left one (pdftotext's word boxes)
   solutions  the instructor edition gathers "Solutions to …" at the end of each part that has exercises; the student
@@ -80,6 +83,32 @@ def words_outside(bbox_html: str, margin: float = MARGIN_PT, slack: float = SLAC
     return bad
 
 
+DROPDOWN = re.compile(r'<details class="[^"]*\bsd-dropdown\b[^"]*"[^>]*>\s*<summary[^>]*>(.*?)</summary>(.*?)</details>',
+                      re.S)
+WORDS = re.compile(r"[A-Za-z][A-Za-z'’]*(?:[ ,]+[A-Za-z][A-Za-z'’]*)+")
+
+
+def deeper_probes(html: str, min_words: int = 5) -> list[tuple[str, str]]:
+    """(title, words) for each deeper box of a built page: a dropdown whose title is not "Solution", with the longest
+    run of plain words (letters, spaces and commas: no math, number or code) from its body. A box whose body has no
+    run of `min_words` words gives none."""
+    probes = []
+    for summary, body in DROPDOWN.findall(html):
+        summary = re.sub(r'<div class="sd-summary-(?:up|down)[^"]*">.*?</div>', "", summary, flags=re.S)  # arrows
+        title = " ".join(unescape(re.sub(r"<[^>]+>", " ", summary)).split())
+        if title == "Solution":
+            continue
+        body = re.sub(r'<(span|div) class="math[^"]*"[^>]*>.*?</\1>', " … ", body, flags=re.S)  # TeX source
+        body = re.sub(r"<(script|style|pre|code)\b.*?</\1>", " … ", body, flags=re.S)
+        text = " ".join(unescape(re.sub(r"<[^>]+>", " … ", body)).split())
+        text = re.sub(r"\s*…(\s*…)*\s*", " … ", text)  # an element's edge breaks a run of words
+        runs = [r.strip(" ,") for r in WORDS.findall(text.replace(" … ", "\n"))]
+        best = max(runs, key=lambda r: len(r.split()), default="")
+        if len(best.split()) >= min_words:
+            probes.append((title, best))
+    return probes
+
+
 def outline_titles(pdf: Path) -> list[str]:
     """The PDF's bookmarks, as pdftohtml lists them."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -97,7 +126,7 @@ def blank_png(png: Path) -> bool:
 
 
 def check_pdf(pdf: Path, expected: dict, titles: list[str], part_captions: list[str], edition: str,
-              png_dir: Path) -> list[str]:
+              png_dir: Path, probes: list[tuple[str, str]] = ()) -> list[str]:
     """Every finding for one PDF, as lines to print."""
     name = pdf.name
     problems = []
@@ -115,6 +144,10 @@ def check_pdf(pdf: Path, expected: dict, titles: list[str], part_captions: list[
     for t in titles:
         if squash(t) not in flat:
             problems.append(f"{name}: chapter title missing from the text: {t!r}")
+    for title, words in probes:
+        w = words.split()
+        if not any(squash(" ".join(part)) in flat for part in (w[:6], w[-6:])):  # a page break may split one
+            problems.append(f"{name}: the deeper box {title!r} printed closed, or its text is missing: {words!r}")
     marks = outline_titles(pdf)
     flat_marks = {squash(m) for m in marks}
     for t in titles + part_captions:
@@ -137,12 +170,13 @@ def check_pdf(pdf: Path, expected: dict, titles: list[str], part_captions: list[
         if blank_png(stem.with_suffix(".png")):
             problems.append(f"{name}: page {k} renders blank")
     print(f"  {name}: {pages} pages, {size / 1e6:.2f} MB, {len(marks)} bookmarks, "
-          f"{'solutions' if has_solutions else 'no solutions'}, {len(outside)} words past the margin")
+          f"{len(probes)} deeper boxes open, {'solutions' if has_solutions else 'no solutions'}, "
+          f"{len(outside)} words past the margin")
     return problems
 
 
-def check_edition(edition: str, folder: Path, toc: Path = ROOT / "_toc.yml", expected_file: Path = EXPECTED
-                  ) -> list[str]:
+def check_edition(edition: str, folder: Path, toc: Path = ROOT / "_toc.yml", expected_file: Path = EXPECTED,
+                  site: Path | None = None) -> list[str]:
     expected = json.loads(expected_file.read_text())[edition]  # {"part-1.pdf": {"pages": [lo, hi], …}, …}
     root, parts = read_toc(toc)
     png_dir = folder / "png"
@@ -156,7 +190,9 @@ def check_edition(edition: str, folder: Path, toc: Path = ROOT / "_toc.yml", exp
             problems.append(f"{pdf.name}: missing (run `{how}`)")
             continue
         titles = [chapter_title(ROOT / f"{f}.md") for p in these for f in p.files]
-        problems += check_pdf(pdf, expected, titles, [p.caption for p in these], edition, png_dir)
+        pages = [site / f"{f}.html" for p in these for f in p.files] if site else []
+        probes = [pr for page in pages if page.is_file() for pr in deeper_probes(page.read_text(errors="replace"))]
+        problems += check_pdf(pdf, expected, titles, [p.caption for p in these], edition, png_dir, probes)
     return problems
 
 
@@ -207,7 +243,8 @@ def main(argv=None) -> int:
             print("student edition: no PDFs (make book pdf EDITION=student), not checked")
             continue
         print(f"{edition} edition:")
-        problems += check_edition(edition, folder, args.toc, args.expected)
+        site = sites[EDITIONS.index(edition)]
+        problems += check_edition(edition, folder, args.toc, args.expected, site if site.is_dir() else None)
     for p in problems:
         print("FAIL", p)
     print(f"check-pdf: {len(problems)} finding(s)")

@@ -168,6 +168,9 @@ PREPARE_JS = r"""([chapterId, partTitle]) => {
     }
   }
 
+  // Deeper boxes (every dropdown that is not a solution): open on paper, where no one can click one open.
+  for (const d of article.querySelectorAll('details.sd-dropdown')) d.open = true;
+
   // Live widgets: the page's note stays (print.css turns it into one line); the controls go.
   for (const area of article.querySelectorAll('.byhand-no-kernel')) {
     for (const child of [...area.children]) if (!child.matches('.byhand-kernel-note')) child.remove();
