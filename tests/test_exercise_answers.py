@@ -94,6 +94,8 @@ PINNED = {
     "embeddings.2": (0.07997583192, "plain forward, P[2, 12] + 1: position 4's largest weight change"),
     "qkv.1": (1 * 8 + 2, "head 1 owns columns 8 to 15; entry 2 of it is column 10"),
     "qkv.2": (0.1167011013, "Δ · W_Q[5, 12] with W_Q from the toy's weights: Q is linear in x̂"),
+    "qkv.4": (math.sqrt(3.55 * 20.54) - 3.55, "Cauchy-Schwarz from the printed ‖q₃‖² = 3.55 and ‖q₁‖² = 20.54: "
+              "q₃·q₁ − ‖q₃‖² ≤ ‖q₃‖ ‖q₁‖ − ‖q₃‖²"),
     "scores.1": (0.2930507834, "plain forward: softmax of head 1's five scores of row 3, none masked, at key 2"),
     "scores.2": (0.4823089192, "plain forward: a e / (1 + a(e − 1)) from the old weight a of key 1"),
     "heads.1": (0.8044572545, "plain forward: head 0's part of out[4, 0] plus b_O[0]"),
@@ -121,9 +123,15 @@ PINNED = {
                 "m̂₂ = (β₁g₁ + g₂)/(1 + β₁), v̂₂ = (β₂g₁² + g₂²)/(1 + β₂); step/η = −m̂₂/(√v̂₂ + ε)"),
     "encdec.1": (4 * 4 * 4 + 2 * 2 * 4 + 4 * 8 + 8 + 8 * 4 + 4, "four 4×4 attention matrices, two layer norms, the FFN"),
     "encdec.2": (4 * 512**2 + 2 * 2 * 512 + 2 * 512 * 2048 + 2048 + 512, "the same arrays at d = 512, d_ff = 2048"),
-    "encdec.3": (-1.0, "suis enters as [−1, 1, −1, 1]; ReLU(x W₁) W₂ = [0, 2, 0, 2]; x + that = [−1, 3, −1, 3]"),
+    "encdec.3": (1 / (1 + math.exp(-math.sqrt(2))), "y W_Q = [2, 1, 0, −3]; q = [2, 1] against keys [1, −1], "
+                 "[−1, 1]: scores ±1/√2, so the weight on je is 1/(1 + e^−√2)"),
     "positions.1": (math.sin(2), "an even column holds sin(pos / 10000^0) = sin 2"),
     "positions.2": (100.0, "10000^(256/512) = √10000"),
+    "positions.3": (-math.exp(-1 / math.sqrt(2)) / (math.exp(-1 / math.sqrt(2)) + math.exp(1 / math.sqrt(2)) + 1),
+                    "place 0 holds suis: its head-0 query [−1, 0] against the keys [1, −1], [−1, 0], [0, 0] over √2; "
+                    "only je's value has column 1, −1"),
+    "positions.4": (0.5 / 0.35, "E_src[suis] = [−0.35, 0.15, −0.2, 0.1] (the book's table); its largest size, 0.35, "
+                                "rounds away from 0 once s · 0.35 passes 1/2"),
     "encoder.1": (E / (E + 1), "je's unscaled scores are [1, 0] (W_Q = W_K = I on one-hot halves)"),
     "encoder.2": (math.sqrt(3), "μ = 2, σ² = (9 + 1 + 1 + 1)/4 = 3, so (5 − 2)/√3"),
     "decoder.1": (0.5, "two equal scores and no mask share the row evenly"),

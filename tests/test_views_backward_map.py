@@ -62,17 +62,39 @@ def test_figure_draws_and_a_forward_only_trace_is_refused(boxes):
 def test_route_frame_at_zero_is_the_map_and_the_shortcut_is_caught_by_finite_differences(boxes):
     import byhand.encdec as encdec
     from byhand.layernorm import layernorm_backward
-    from byhand.views.backward_map import route_frame, route_frame_describe, route_frame_label
+    from byhand.views.backward_map import SOURCE_LNS, route_frame, route_frame_describe, route_frame_label
 
-    full, direct = route_frame(0.0, "full"), route_frame(0.0, "direct")
+    frames = [route_frame(k) for k in range(len(SOURCE_LNS) + 1)]
+    full, all_four = frames[0], frames[-1]
     assert [m.norm for m in full.boxes[1:]] == pytest.approx([m.norm for m in boxes[1:]], rel=1e-12)
-    assert full.fd_gap < 1e-8 and direct.fd_gap > 1e-2  # the full Jacobian passes, the shortcut does not
+    assert full.fd_gap < 1e-8 and all_four.fd_gap > 1e-2  # the full Jacobian passes, the shortcut does not
     assert encdec.layernorm_backward is layernorm_backward  # the shortcut is undone after the frame
     assert full.loss == pytest.approx(toy.exact_path().loss, rel=1e-14) and full.dlogit_am < 0
-    assert route_frame(6.0).dlogit_am > 0  # far enough up, p_am passes the smoothed target
-    assert "I/σ" in route_frame_label(direct) and "below 1e-8" in route_frame_describe(full)
-    with pytest.raises(ValueError, match="ln must be"):
-        route_frame(0.0, "none")
+    assert all(f.loss == full.loss for f in frames)  # the shortcut changes the backward pass only
+    assert route_frame(0, delta=6.0).dlogit_am > 0  # far enough up, p_am passes the smoothed target
+    assert "I/σ" in route_frame_label(all_four) and "below 1e-8" in route_frame_describe(full)
+    with pytest.raises(ValueError, match="k must be"):
+        route_frame(5)
+
+
+def test_route_frame_takes_the_shortcut_only_in_the_chosen_layer_norms():
+    """Independent oracle: walk the scored row by hand with numpy, each layer norm's gradient as dy/σ (shortcut) or
+    dy J_LN (full), through the decoder's last two Add & Norms; the frame's boxes must match at each k."""
+    from byhand.layernorm import layernorm_jacobian
+    from byhand.views.backward_map import route_frame
+
+    tr, params, s = toy.exact_path().trace, toy.toy_params(), toy.SCORED
+    dh = toy.exact_path().dlogits @ params["W_out"].T  # (4,) the gradient at H_1
+    for k in (0, 1, 2):
+        def back(dy, name):  # (4,) through one layer norm at the scored row
+            x = tr[name.replace("ln", "res")][s]
+            return dy / x.std() if name in ("dec0.ln3", "dec0.ln2")[:k] else dy @ layernorm_jacobian(x, np.ones(4), eps=0.0)
+        dres3 = back(dh, "dec0.ln3")
+        box = {m.name: m.norm for m in route_frame(k).boxes}
+        assert box["dec0.ffn.out"] == pytest.approx(np.linalg.norm(dres3), rel=1e-12)
+        dln2 = 2 * dres3  # FFN(x) = x in this decoder, plus the skip path
+        assert box["dec0.ln2"] == pytest.approx(np.linalg.norm(dln2), rel=1e-12)
+        assert box["dec0.cross.out"] == pytest.approx(np.linalg.norm(back(dln2, "dec0.ln2")), rel=1e-12)
 
 
 def test_route_frame_draws():
@@ -80,6 +102,7 @@ def test_route_frame_draws():
     from byhand.views.backward_map import draw_route_frame, route_frame
 
     fig = plt.figure(figsize=(7.2, 5.0))
-    draw_route_frame(fig, route_frame(1.5, "direct"))
+    draw_route_frame(fig, route_frame(2))
     assert len(fig.axes) == 1 and "gap" in fig.axes[0].get_title()
+    assert sum("(I/σ)" in t.get_text() for t in fig.axes[0].texts) == 2  # the two shortcut layer norms are marked
     plt.close(fig)

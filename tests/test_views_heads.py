@@ -42,8 +42,23 @@ def test_heads_view_draws_a_labelled_panel():
     plt.close(fig)
 
 
+def readout(factor):
+    """A stand-in for the chapter's P of the right word: any smooth function of the factor."""
+    return 0.03 - 0.01 * factor + 0.002 * factor**2
+
+
+def test_readout_panel_draws_the_callers_number_at_the_factor():
+    fig = plt.figure(figsize=(7, 3))
+    draw = heads_view(O, W_o, b_o, t=3, readout=readout, readout_label="P(right) at 3")
+    draw(fig, {"factor": 0.5})
+    assert len(fig.axes) == 2 and "head 1 times 0.50" in fig.axes[0].get_title()
+    assert fig.axes[1].get_title(loc="right") == f"P(right) at 3 = {readout(0.5):.4f}"
+    assert f"P(right) at 3 = {readout(0.5):.4f} at this factor" in draw.describe({"factor": 0.5})
+    plt.close(fig)
+
+
 def live_case():
     """For tests/view_cases.py: the view, the live widget's moves, the chapter's static-slider settings."""
-    draw = heads_view(O, W_o, b_o, t=4)  # the chapter's range: factor in 0..2
+    draw = heads_view(O, W_o, b_o, t=3, readout=readout, readout_label="P(right) at 3")  # factor in 0..2
     moves = [{"factor": 1.0}, {"factor": 0.0}, {"factor": 2.0}, {"factor": 0.3}]
     return draw, moves, sweep({"factor": 1.0}, "factor", [1.0, 0.75, 0.5, 0.25, 0.0, 1.5, 2.0])

@@ -28,7 +28,8 @@ Filled in here (the post does not give them):
     causal mask alone decides the weights [1, 0] and [0.5, 0.5]. W_V = W_O = I.
   * Cross-attention W_Q swaps columns 1 and 2 (it turns [1,1,-1,-1] into the memory's pattern
     [1,-1,1,-1]); W_K = W_V = I. W_O: head 0 writes (y - x) * [1,0,-1,0] ("<bos> up, am down"),
-    head 1 writes x * [0,0,1,1] + y * [1,1,0,0] (it cancels the decoder's own pattern).
+    head 1 writes x * [0,0,1,1] + y * [1,1,0,0] (against the decoder's own pattern: it
+    shrinks it, which alone a layer norm undoes; with head 0 it lets head 0's push win).
   * Decoder FFN W_1 = [I | -I], W_2 = [I ; -I]: ReLU keeps the positive part in one half and the
     negative part in the other, W_2 adds them back, so FFN(x) = x and the final Add & Norm returns
     its input. (With the encoder's [I | I] here the scored row could not come near the post's.)
@@ -358,7 +359,7 @@ def weight_sheet() -> list[WeightEntry]:
          "memory row with the post's scores of plus and minus the square root of 2."),
         (("dec0.cross.W_o",), r"W_O^{\text{cross}}", "book",
          "Head 0 writes along [1, 0, −1, 0], `<bos>` against `am`: at the scored row 1 it pushes `<bos>` up and `am` down "
-         "(at row 0, the other way); head 1 mostly cancels the decoder's own pattern. It makes the model confidently "
+         "(at row 0, the other way); head 1 writes against the decoder's own pattern, shrinking it. It makes the model confidently "
          "wrong, as the post's printed row is, so that the training step has something to fix."),
         (("dec0.ffn.W_1",), r"W_1^{\text{dec}} = [I_4 \mid -I_4]", "book",
          "Holds x in one half and -x in the other, so that the ReLU keeps each entry's positive part in one half "

@@ -33,6 +33,7 @@ INPUTS = {
     "embeddings.2": {"t": 2, "token": "like", "j": 12, "delta": 1.0, "query": 4},
     "qkv.1": {"head": 1, "t": 3, "c": 2},
     "qkv.2": {"t": 2, "j": 5, "col": 12, "delta": 0.5},
+    "qkv.4": {"head": 0, "t": 3, "j": 1},  # tied keys: "transformers" (3) against "I" (1)
     "scores.1": {"head": 1, "t": 3, "s": 2},
     "scores.2": {"head": 0, "t": 3, "s": 1, "delta": 1.0},
     "heads.1": {"t": 4, "j": 0},
@@ -264,6 +265,26 @@ def _qkv_3():
         "axis to the front.": plain_reshape,
         "head j owns a block of d_k adjacent columns, j*d_k to (j + 1)*d_k − 1, not every h-th column.": interleaved},
         cases)
+
+
+@exercise("qkv.4", "12_qkv", "by hand", 2,
+          "Tied, by how much at most could transformers score I above itself in head 0?", precision=("dp", 2))
+@functools.lru_cache(maxsize=None)
+def _qkv_4():
+    d = INPUTS["qkv.4"]
+    Q = _toy()[3][_A + "Q"][d["head"]]  # (T, d_k): head 0's queries, which are also its keys when tied
+    a, b = (round(float(Q[i] @ Q[i]), 2) for i in (d["t"], d["j"]))  # |q_t|^2, |q_j|^2 as printed
+    bound = math.sqrt(a * b)  # Cauchy-Schwarz: q_t . q_j <= |q_t| |q_j|
+    actual = float(Q[d["t"]] @ Q[d["j"]] - Q[d["t"]] @ Q[d["t"]])  # what this draw's tied weights give
+    return Solution(bound - a, {  # the most the score for j can exceed the score for itself, |q_t|^2
+        "that compares the lengths ‖q₁‖ and ‖q₃‖; compare the scores instead: at most ‖q₃‖ ‖q₁‖ for I, "
+        "‖q₃‖² for itself.": math.sqrt(b) - math.sqrt(a),
+        "that multiplies the squared lengths; the bound is the product of the lengths, the square root of that.":
+            a * b - a,
+        "that is the most it could score I; the task asks how far that lies above its score for itself, ‖q₃‖².":
+            bound,
+        "that is what the tied weights of this draw actually give; the task asks what the bound allows, and the "
+        "bound says how far the score could go, not where it lands.": actual})
 
 
 # --- 13: scores, mask, softmax -----------------------------------------------------------------------------------
@@ -1011,17 +1032,21 @@ def _adamw_1():
 
 
 @exercise("adamw.2", "25_adamw", "predict", 1,
-          "Predict the first Adam step of a weight whose gradient is 1e-5 (η = 1e-2)", rtol=0.02)
+          "Predict the first Adam step of a weight whose gradient is 1e-5 (η = 1e-2)", atol=5e-7,
+          precision=("sf", 4))
 @functools.lru_cache(maxsize=None)
 def _adamw_2():
     d = INPUTS["adamw.2"]
     theta, g = {"b": np.array(0.0)}, {"b": np.array(d["g"])}
     cfg = AdamWConfig(lr=d["lr"], weight_decay=0.0)
     info = adamw_step(theta, g, init_state(theta), cfg)[2]
-    return Solution(float(info["b"]["update"]), {
-        "Adam divides by √v̂ = |g| at the first step, so the size of g cancels: the step is about η.":
+    step = float(info["b"]["update"])
+    return Solution(step, {
+        "that is −η sign(g), with ε left out: at four figures it shows, since the step is −η g/(|g| + ε).":
+            -d["lr"],
+        "Adam divides by √v̂ + ε = |g| + ε at the first step, so the size of g cancels: the step is about η.":
             -d["lr"] * d["g"],
-        "the step goes against the gradient: a positive g moves the weight down.": d["lr"]})
+        "the step goes against the gradient: a positive g moves the weight down.": -step})
 
 
 def _adamw_ref(theta, g, m, v, t, lr, weight_decay):

@@ -16,7 +16,7 @@ from ..attention import attention_forward, causal_mask
 from ..encdec import EncDecConfig, encdec_param_shapes
 from ..layernorm import layernorm_forward
 from ..loss import cross_entropy_forward, smoothed_target
-from ..mha import merge_heads
+from ..mha import merge_heads, mha_forward
 from ..optim import OptState, adam_step, warmup_lr
 from ..softmax import softmax_backward, softmax_forward
 from . import Solution, exercise
@@ -24,7 +24,9 @@ from . import Solution, exercise
 INPUTS = {
     "positions.1": {"pos": 2, "column": 0},
     "positions.2": {"d_model": 512, "pair": 128},
-    "encdec.3": {"entry": 0},
+    "positions.3": {"order": ("suis", "<eos>", "je"), "entry": (0, 1)},  # a reordering of je suis <eos>
+    "positions.4": {"word": "suis"},  # the source word whose scaled row must survive the post's first rounding
+    "encdec.3": {"y": np.array([2.0, 0.0, 1.0, -3.0])},  # a row entering the cross-attention in place of i's
     "encoder.2": {"row": np.array([5.0, 1.0, 1.0, 1.0])},
     "smoothing.1": {"eps": 0.2},
     "smoothing.2": {"eps": 0.5},
@@ -105,24 +107,26 @@ def _encdec_2():
                                                           n_heads=P["n_heads"], d_ff=P["d_ff"])), "enc0.ffn.")})
 
 
-def _enc_ffn_sum(row: int, relu: bool = True, residual: bool = True):
-    """x + FFN(x) of row ``row`` in the toy's encoder (x: the FFN's input, after the first Add & Norm)."""
-    p, x = toy.toy_params(), _exact().trace["enc0.ln1"][row]  # (4,)
-    pre = x @ p["enc0.ffn.W_1"] + p["enc0.ffn.b_1"]  # (8,)
-    f = (np.maximum(0.0, pre) if relu else pre) @ p["enc0.ffn.W_2"] + p["enc0.ffn.b_2"]  # (4,)
-    return x + f if residual else f
+def _cross_head0_weights(y, swap: bool = True, scale: bool = True):
+    """Head 0's cross-attention weights (2,) over the toy's memory (je, suis) for a decoder row ``y`` (4,)."""
+    p, M = toy.toy_params(), _exact().trace["enc0.ln2"]  # M: (2, 4) the memory
+    d_k = toy.toy_config().d_model // toy.toy_config().n_heads  # 2
+    q = (y @ (p["dec0.cross.W_q"] if swap else np.eye(4)))[:d_k]  # (d_k,) head 0's query
+    K = (M @ p["dec0.cross.W_k"])[:, :d_k]  # (2, d_k) head 0's keys
+    a, _ = softmax_forward(K @ q / (math.sqrt(d_k) if scale else 1.0))  # (2,)
+    return a
 
 
-@exercise("encdec.3", "30_encdec_toy", "by hand", 1,
-          "Entry 0 of x + FFN(x) for suis's row in the toy's encoder", atol=0.01, precision=("dp", 0))
+@exercise("encdec.3", "30_encdec_toy", "by hand", 2,
+          "Head 0's cross-attention weight on je for a changed decoder row", atol=5e-4, precision=("dp", 4))
 def _encdec_3():
-    j = INPUTS["encdec.3"]["entry"]
-    return Solution(_enc_ffn_sum(1)[j], {
-        "ReLU sits between W_1 and W_2: it sets the negative entries of x W_1 to 0 before W_2 adds the two halves.":
-            _enc_ffn_sum(1, relu=False)[j],
-        "Add & Norm adds the box's input back: the sum is x + FFN(x), not FFN(x) alone.":
-            _enc_ffn_sum(1, residual=False)[j],
-        "that is je's row; suis enters the box as row 1, [−1, 1, −1, 1].": _enc_ffn_sum(0)[j]})
+    y = INPUTS["encdec.3"]["y"]
+    return Solution(_cross_head0_weights(y)[0], {
+        "W_Q^cross swaps columns 1 and 2 before head 0 takes columns 0 and 1: the query is y W_Q cut to two columns.":
+            _cross_head0_weights(y, swap=False)[0],
+        "the score is q · k / √d_k: divide the dot product by √2 before the softmax.":
+            _cross_head0_weights(y, scale=False)[0],
+        "that is the weight on suis; je's key is the memory's row 0.": _cross_head0_weights(y)[1]})
 
 
 # --- 31: embeddings and sinusoidal positions ----------------------------------------------------------------------
@@ -150,6 +154,38 @@ def _positions_2():
         "the exponent is 2i / d_model, with 2i the pair's first column; that used i / d_model.":
             10000.0 ** (i / d["d_model"]),
         "that is the divisor of the last pair; pair 128 sits halfway along, where the exponent is 1/2.": div[-1]})
+
+
+@exercise("positions.3", "31_sinusoidal_positions", "predict", 2,
+          "Predict one entry of the encoder's self-attention output for a reordered source, with no positions",
+          atol=5e-4, precision=("dp", 4))
+def _positions_3():
+    d = INPUTS["positions.3"]
+    words = ("je", "suis", "<eos>")  # the order whose output the task shows
+    P, d_model = toy.toy_params(), toy.toy_config().d_model
+    ids = [toy.SRC_VOCAB.index(w) for w in words]  # (3,)
+    X = np.round(math.sqrt(d_model) * P["E_src"][ids])  # (3, 4): scaled, rounded once, no positions
+    out = mha_forward(X, X, *(P[f"enc0.attn.W_{n}"] for n in "qkvo"), 2)[0]  # (3, 4) for je suis <eos>
+    order = [words.index(w) for w in d["order"]]  # new place -> old row
+    t, j = d["entry"]
+    return Solution(out[order[t], j], {
+        "without positions an output row follows its token, not its place: that is the row of the word that stood "
+        "at that place before the reordering.": out[t, j],
+        "that moved the rows the wrong way round: read the output row of the word that now stands at that place.":
+            out[order.index(t), j]})
+
+
+@exercise("positions.4", "31_sinusoidal_positions", "by hand", 2,
+          "The factor s above which suis survives the post's first rounding", atol=5e-3, precision=("dp", 2))
+def _positions_4():
+    E = toy.toy_params()["E_src"][toy.SRC_VOCAB.index(INPUTS["positions.4"]["word"])]  # (d_model,) unscaled row
+    big = np.abs(E).max()  # the entry of largest size is the first to pass a half, whatever its sign
+    return Solution(0.5 / big, {
+        "a negative entry counts too: one below −0.5 rounds to −1. Use the entry of largest size, not the largest value.":
+            0.5 / E.max(),
+        "an entry rounds away from 0 once its size passes a half, not once it reaches 1.": 1.0 / big,
+        "one nonzero entry is enough for the word to survive; that is the factor at which every entry survives.":
+            0.5 / np.abs(E).min()})
 
 
 # --- 32: the encoder layer ----------------------------------------------------------------------------------------

@@ -100,7 +100,7 @@ def backward_map_figure(boxes: list[MapBox]):
 BAR_DECADES = (-4, 1)  # the route player's bars: log10 of the gradient size at an empty and at a full bar
 
 
-def _draw_map(fig, ax, boxes: list[MapBox], bars: bool = False) -> None:
+def _draw_map(fig, ax, boxes: list[MapBox], bars: bool = False, marked: tuple = ()) -> None:
     from matplotlib.patches import Rectangle
 
     n_rows = max(m.step for m in boxes) + 1
@@ -110,7 +110,8 @@ def _draw_map(fig, ax, boxes: list[MapBox], bars: bool = False) -> None:
     for m in boxes:
         x, y = x_of[m.side], m.step
         draw_box(ax, x, y, w, h, m.kind)
-        ax.text(x + 0.03, y + 0.13, f"{m.order}. {m.label}", ha="left", va="center", fontsize=7.5)
+        ax.text(x + 0.03, y + 0.13, f"{m.order}. {m.label}" + (" (I/σ)" if m.name in marked else ""), ha="left",
+                va="center", fontsize=7.5, color="tab:red" if m.name in marked else "black")
         ax.text(x + w - 0.03, y - 0.15, _size(m), ha="right", va="center", fontsize=7.5, family="monospace")
         if bars and m.grad:  # a bar whose length is the gradient's size on a log scale, so frames can be compared
             lo, hi = BAR_DECADES
@@ -132,15 +133,17 @@ def _draw_map(fig, ax, boxes: list[MapBox], bars: bool = False) -> None:
     finish_stacks(fig, ax, x_of, w, n_rows)  # stack names, limits, legend: as chapter 30's diagram
 
 
-# ---- the route map's player: nudge am's logit, or take the layer-norm shortcut, and redraw every box ----------------
+# ---- the route map's player: let the first k layer norms on the way to the source take the shortcut ----------------
 
-LN_MODES = {"full": "full layer-norm Jacobian", "direct": "layer norm taken as I/σ only (wrong)"}
+# the layer norms between the loss and the source embeddings, from the loss end (the decoder's first one, dec0.ln1,
+# is not on that way and always keeps its full Jacobian)
+SOURCE_LNS = ("dec0.ln3", "dec0.ln2", "enc0.ln2", "enc0.ln1")
 
 
 @dataclass(frozen=True)
 class RouteFrame:
+    k: int  # how many layer norms of SOURCE_LNS, from the loss end, take the shortcut I/σ
     delta: float  # added to am's logit (through the output bias b_out[am])
-    ln: str  # "full" or "direct", a key of LN_MODES
     boxes: list  # the map's boxes, each with its gradient's size on this frame
     loss: float
     dlogit_am: float  # the am entry of p - ỹ (byhand's p - q) at the scored position
@@ -155,17 +158,19 @@ def _direct_layernorm_backward(dy, cache):
     return cache["rstd"] * dy * cache["gamma"], dgamma, dbeta
 
 
-def route_frame(delta: float = 0.0, ln: str = "full") -> RouteFrame:
-    """The exact path's backward pass with ``delta`` added to am's logit, walked with the full layer-norm backward
-    (``ln="full"``, ``byhand.encdec`` as it is) or with every layer norm's backward replaced by γ/σ times the
-    upstream gradient (``ln="direct"``); and its inputs' gradients against central finite differences."""
+def route_frame(k: int = 0, delta: float = 0.0) -> RouteFrame:
+    """The exact path's backward pass with the first ``k`` layer norms of ``SOURCE_LNS`` (from the loss end) walked
+    with the shortcut γ/σ times the upstream gradient and the others with their full backward (``k=0`` is
+    ``byhand.encdec`` as it is), ``delta`` added to am's logit; and its inputs' gradients against central finite
+    differences."""
     import byhand.encdec as encdec
     from byhand import toy_2017 as toy
     from byhand.gradcheck import numerical_grads
+    from byhand.layernorm import layernorm_backward
     from byhand.loss import cross_entropy_backward, cross_entropy_forward
 
-    if ln not in LN_MODES:
-        raise ValueError(f"ln must be one of {sorted(LN_MODES)}, got {ln!r}")
+    if k not in range(len(SOURCE_LNS) + 1):
+        raise ValueError(f"k must be 0 to {len(SOURCE_LNS)}, got {k!r}")
     params, config = toy.toy_params(), toy.toy_config()
     params["b_out"] = params["b_out"].copy()
     params["b_out"][toy.TGT_VOCAB.index("am")] += delta
@@ -178,22 +183,35 @@ def route_frame(delta: float = 0.0, ln: str = "full") -> RouteFrame:
     logits, cache = encdec.encdec_forward_embedded(params, X_src, X_tgt, config)
     loss, c = cross_entropy_forward(logits, toy.toy_targets(), label_smoothing=toy.LABEL_SMOOTHING)
     dlogits = cross_entropy_backward(1.0, c)
+    cut = [cache[name] for name in SOURCE_LNS[:k]]  # the forward caches of the layer norms that take the shortcut
+
+    def some_layernorm_backward(dy, ln_cache):  # the shortcut for the chosen layer norms, the full backward elsewhere
+        if any(ln_cache is x for x in cut):
+            return _direct_layernorm_backward(dy, ln_cache)
+        return layernorm_backward(dy, ln_cache)
+
     saved = encdec.layernorm_backward
-    if ln == "direct":
-        encdec.layernorm_backward = _direct_layernorm_backward
+    encdec.layernorm_backward = some_layernorm_backward
     try:
         _, gtrace = encdec.encdec_backward(dlogits, cache)
     finally:
         encdec.layernorm_backward = saved
     trace = {**cache["trace"], "p": c["p"], "q": c["q"], **gtrace}
     fd = numerical_grads(loss_of, {"X_src": X_src, "X_tgt": X_tgt})
-    gap = max(float(np.abs(gtrace["d" + k] - fd[k]).max()) for k in ("X_src", "X_tgt"))
-    return RouteFrame(float(delta), ln, backward_map(trace), float(loss),
+    gap = max(float(np.abs(gtrace["d" + n] - fd[n]).max()) for n in ("X_src", "X_tgt"))
+    return RouteFrame(k, float(delta), backward_map(trace), float(loss),
                       float(dlogits[toy.SCORED, toy.TGT_VOCAB.index("am")]), gap)
 
 
+def _shortcut_text(k: int) -> str:
+    if k == 0:
+        return "the full Jacobian in every layer norm"
+    return (f"the shortcut I/σ in {k} layer norm{'s' if k > 1 else ''} ({', '.join(SOURCE_LNS[:k])}), "
+            "the full Jacobian in the others")
+
+
 def route_frame_label(f: RouteFrame) -> str:
-    return f"Δ on am's logit = {f.delta:g}; {LN_MODES[f.ln]}"
+    return f"k = {f.k}: {_shortcut_text(f.k)}"
 
 
 def _gap_text(gap: float) -> str:
@@ -202,17 +220,19 @@ def _gap_text(gap: float) -> str:
 
 def route_frame_describe(f: RouteFrame) -> str:
     sizes = "; ".join(_step_text(m, f"{m.norm:.4f}") for m in f.boxes[1:])
-    return (f"The backward map with Δ = {f.delta:g} added to am's logit, {LN_MODES[f.ln]}. Loss {f.loss:.4f}; "
-            f"am's entry of p − ỹ {f.dlogit_am:.4f}. Gradient sizes: {sizes}. Largest gap between the walked "
-            f"gradient of the inputs X_src, X_tgt and finite differences: {_gap_text(f.fd_gap)}.")
+    return (f"The backward map with {_shortcut_text(f.k)}. Gradient sizes: {sizes}. Largest gap "
+            f"between the walked gradient of the inputs X_src, X_tgt and finite differences: {_gap_text(f.fd_gap)}.")
 
 
 def draw_route_frame(fig, f: RouteFrame) -> None:
-    """``static_slider``'s draw: the map of one frame, with its loss, am's gradient and the check in the title."""
+    """``static_slider``'s draw: the map of one frame, with the shortcut's layer norms and the check in the title."""
     ax = fig.add_subplot(1, 1, 1)
-    ax.set_title(f"loss {f.loss:.4f}   ∂L/∂z_am = {f.dlogit_am:+.4f}   inputs' gradient vs finite differences: "
-                 f"gap {_gap_text(f.fd_gap)}", fontsize=8, color="tab:red" if f.fd_gap >= 1e-8 else "black")
-    _draw_map(fig, ax, f.boxes, bars=True)  # its tight layout makes room for the title
+    ax.set_title(f"k = {f.k} layer norms take I/σ   box 13, ‖∂L/∂X_src‖ = "
+                 f"{next(m.norm for m in f.boxes if m.name == 'X_src'):.4f}   inputs' gradient vs finite "
+                 f"differences: gap {_gap_text(f.fd_gap)}", fontsize=8,
+                 color="tab:red" if f.fd_gap >= 1e-8 else "black")
+    _draw_map(fig, ax, f.boxes, bars=True, marked=SOURCE_LNS[:f.k])  # its tight layout makes room for the title
     lo, hi = BAR_DECADES
-    ax.text(0.01, 0.72, f"dark bar in a box: its gradient size on a log scale,\nempty at 1e{lo}, full at 1e+{hi}",
-            fontsize=7.5, ha="left", va="top", color="0.25", transform=ax.transAxes)
+    ax.text(0.01, 0.72, f"dark bar in a box: its gradient size on a log scale,\nempty at 1e{lo}, full at 1e+{hi};"
+            f"\nred label: a layer norm that takes I/σ", fontsize=7.5, ha="left", va="top", color="0.25",
+            transform=ax.transAxes)

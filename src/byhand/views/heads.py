@@ -8,13 +8,16 @@ of W_o and adding the results:
 Heads count from 0, as everywhere in the book. ``head_state`` scales the last head's share (head 1 of the
 toy) by a ``factor`` (1: the model; 0: that head switched off) and returns
 each term; ``draw_heads`` stacks them, and a move redraws only the last head's bars, the sum and the title
-(``byhand.live``).
+(``byhand.live``). ``heads_view`` can also show a readout of the whole model as a function of the factor (the
+chapter passes the probability of the right next word at position t, from a rerun of the forward pass): a second
+panel draws it over the widget's range, with a dot at the current factor. The view computes no model arithmetic.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 
 from ..checks import as_float, check_ndim
 from . import fmt, make_view, set_bars, span
@@ -29,6 +32,7 @@ class HeadState:
     terms: np.ndarray  # (h, d_model) head k's term o_t^(k) W_o[k d_k:(k+1) d_k], the last one times factor
     b_o: np.ndarray  # (d_model,) the output bias
     out: np.ndarray  # (d_model,) sum of the terms plus b_o
+    readout: float | None = None  # the view's readout at this factor (e.g. P of the right word), None if none
 
     @property
     def largest_out(self) -> int:
@@ -51,15 +55,21 @@ def head_state(O_heads, W_o, b_o, t: int = 4, factor: float = 1.0) -> HeadState:
     return HeadState(t, float(factor), terms, b_o, terms.sum(0) + b_o)
 
 
-def draw_heads(fig, state: HeadState, ylim: tuple[float, float] | None = None):
+def draw_heads(fig, state: HeadState, ylim: tuple[float, float] | None = None, curve=None):
     """Each head's term as side-by-side bars for the 16 output entries, and their sum with b_o as a line.
+
+    ``curve`` = (factors, values, label), when given, adds a narrow panel on the right: the readout over the
+    factors as a line, and a dot at ``state.factor``, ``state.readout``.
 
     Returns ``update(state)``, which moves the last head's bars, the sum line and the title to another factor and returns
     those artists (``byhand.live`` redraws only them; the other heads' bars do not depend on the factor). The limits are
     ``ylim`` when given (the widget passes the range of every factor it offers, so the axes stay still); else they fit
     this state.
     """
-    ax = fig.subplots()
+    if curve is None:
+        ax = fig.subplots()
+    else:
+        ax, ax_r = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3.2, 1]})
     h, d = state.terms.shape
     i = np.arange(d)  # entries counted from 0
     w = 0.8 / h
@@ -77,25 +87,44 @@ def draw_heads(fig, state: HeadState, ylim: tuple[float, float] | None = None):
     title = ax.set_title("", fontsize=9)
     ax.legend(fontsize=9, frameon=False, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.3))  # below the axis
     fig.subplots_adjust(left=0.1, right=0.98, bottom=0.36, top=0.9)
+    moving = []
+    if curve is not None:
+        factors, values, label = curve
+        ax_r.plot(factors, values, color="gray", lw=1)
+        (dot,) = ax_r.plot([state.factor], [state.readout], "o", color="C1", ms=5)
+        lo_r, hi_r = float(np.min(values)), float(np.max(values))
+        ax_r.set_ylim(lo_r - 0.1 * (hi_r - lo_r), hi_r + 0.1 * (hi_r - lo_r))
+        ax_r.set_xlabel(f"head {h - 1} factor")
+        ax_r.tick_params(labelsize=9)
+        ax_r.yaxis.set_major_locator(MaxNLocator(4))
+        title_r = ax_r.set_title("", fontsize=9, loc="right")  # may reach left into the gap between the panels
+        fig.subplots_adjust(left=0.1, right=0.98, wspace=0.45)
 
     def update(new: HeadState) -> list:
         set_bars(bars[-1], new.terms[-1])
         out.set_ydata(new.out)
         title.set_text(f"output row of position {new.t}, head {h - 1} times {new.factor:.2f}")
-        return [*bars[-1], out, title]
+        if curve is not None:
+            dot.set_data([new.factor], [new.readout])
+            title_r.set_text(f"{label} = {new.readout:.4f}")
+            moving[:] = [dot, title_r]
+        return [*bars[-1], out, title, *moving]
 
     update(state)
     return update
 
 
-def describe_heads(s: HeadState) -> str:
+def describe_heads(s: HeadState, readout_label: str = "readout") -> str:
     """The figure in words: each head's largest term, the output row's range and its largest entry."""
     h, d = s.terms.shape
     c = s.largest_out
-    return (f"Bar chart of each of the {h} heads' terms in the {d} entries of the output row of position {s.t}, "
+    text = (f"Bar chart of each of the {h} heads' terms in the {d} entries of the output row of position {s.t}, "
             f"head {h - 1} multiplied by {fmt(s.factor)}, and their sum plus b_O as a line: it runs from "
             f"{fmt(s.out.min(), 3)} to {fmt(s.out.max(), 3)}, and its largest entry in size is out[{c}] = "
             f"{fmt(s.out[c], 3)}, of which head {h - 1} gives {fmt(s.terms[-1, c], 3)}.")
+    if s.readout is not None:
+        text += f" Beside it, {readout_label} = {fmt(s.readout, 4)} at this factor."
+    return text
 
 
 def table_heads(s: HeadState):
@@ -105,16 +134,24 @@ def table_heads(s: HeadState):
     return columns, [[c, *s.terms[:, c], s.b_o[c], s.out[c]] for c in range(s.out.shape[0])]
 
 
-def heads_view(O_heads, W_o, b_o, t: int = 4, factor_range: tuple[float, float] = (0.0, 2.0)):
+def heads_view(O_heads, W_o, b_o, t: int = 4, factor_range: tuple[float, float] = (0.0, 2.0), readout=None,
+               readout_label: str = "readout"):
     """``draw(fig, setting)``; setting has key "factor".
 
     The limits hold every factor in ``factor_range`` (the widget's range): the terms and their sum are linear in
-    it, so the two ends bound them. ``draw`` returns ``update(setting)`` for ``byhand.live``.
+    it, so the two ends bound them. ``draw`` returns ``update(setting)`` for ``byhand.live``. ``readout(factor)``,
+    when given, is a number the caller computes for a factor (the view only draws it), titled ``readout_label``.
     """
     ends = [head_state(O_heads, W_o, b_o, t, a) for a in factor_range]
     ylim = span(*(s.terms for s in ends), *(s.out for s in ends))
+    curve = None
+    if readout is not None:
+        factors = np.linspace(*factor_range, 41)  # (41,) the readout's line over the widget's range
+        curve = (factors, np.array([float(readout(a)) for a in factors]), readout_label)
 
     def state(setting: dict) -> HeadState:
-        return head_state(O_heads, W_o, b_o, t, setting["factor"])
+        s = head_state(O_heads, W_o, b_o, t, setting["factor"])
+        return s if readout is None else replace(s, readout=float(readout(setting["factor"])))
 
-    return make_view(state, draw_heads, ylim, describe=describe_heads, table=table_heads)
+    return make_view(state, draw_heads, ylim, curve, describe=lambda s: describe_heads(s, readout_label),
+                     table=table_heads)

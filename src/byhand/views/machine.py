@@ -131,13 +131,14 @@ def machine_figure(boxes: list[Box], values: dict | None = None):
             ax.annotate("", (x + w / 2, y - h / 2), (x + w / 2, y - 1 + h / 2),
                         arrowprops=dict(arrowstyle="->", lw=0.8, color="0.3"))
     (mx, my), (cx, cy) = centre["enc0.ln2"], centre["dec0.cross.out"]
-    ax.annotate("", (cx, cy), (mx + w, my),
+    cy_end = cy if values is None else cy + 0.24  # beside the box's label, clear of its printed rows
+    ax.annotate("", (cx, cy_end), (mx + w, my),
                 arrowprops=dict(arrowstyle="->", lw=1.2, color="tab:red", connectionstyle="arc3,rad=-0.25"))
     if values is None:
         ax.text((mx + w + cx) / 2, my + h / 2 + 0.1, "memory", fontsize=fs, color="tab:red", ha="center",
                 va="bottom")
     else:  # above the memory box, clear of the wider boxes
-        ax.text(mx + w, my + h / 2 + 0.1, "memory →", fontsize=fs, color="tab:red", ha="right", va="bottom")
+        ax.text(mx + w, my + h / 2 + 0.1, "memory ↘", fontsize=fs, color="tab:red", ha="right", va="bottom")
     finish_stacks(fig, ax, x_of, w, n_rows, legend_fontsize=7.5 if values is None else fs)
     return fig
 

@@ -210,8 +210,8 @@ def draw_tie(fig, state: TieState, labels=None, vmax: float | None = None):
                 texts[t][s].set_text(fmt(v, 1))
                 texts[t][s].set_color("white" if abs(v) / vmax > 0.55 else "black")
             boxes[t].set_xy((new.favourite[t] - 0.5, t - 0.5))
-        title.set_text(f"head {new.head}: raw scores q_t · k_s, the keys' weights mixed {new.mix:.2f} of the way "
-                       f"from W_Q (tied) to W_K")
+        title.set_text(rf"head {new.head}: raw scores $q_t \cdot k_s$, the keys' weights mixed {new.mix:.2f} of the "
+                       "way from $W_Q$ (tied) to $W_K$")
         info.set_text(f"largest |S[t,s] − S[s,t]|:\n{_asym_text(new)}")
         return [im, *[x for row in texts for x in row], *boxes, title, info]
 
